@@ -1,0 +1,50 @@
+# rtac — the two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_DIR := .run
+DB_PORT ?= 3399
+PORT ?= 8787
+DEV_DB_URL := mysql+pymysql://root@127.0.0.1:$(DB_PORT)/rtac
+
+.PHONY: install system-deps run db-start stop test bench clean
+
+$(BIN)/rtac: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $(BIN)/rtac
+
+install: $(BIN)/rtac
+
+# MariaDB from the distribution; installed only when missing.
+system-deps:
+	@bash scripts/system-deps mariadb
+
+db-start: system-deps
+	@mkdir -p $(RUN_DIR)
+	@scripts/mariadb-local start $(RUN_DIR)/mariadb $(DB_PORT)
+	@mariadb --no-defaults -h127.0.0.1 -P$(DB_PORT) -uroot -e 'CREATE DATABASE IF NOT EXISTS rtac CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci'
+	@test -s $(RUN_DIR)/master.key || (umask 077; $(PYTHON) -c 'import base64,os;print(base64.b64encode(os.urandom(32)).decode())' > $(RUN_DIR)/master.key)
+
+run: install db-start
+	@export RTAC_DATABASE_URL='$(DEV_DB_URL)' RTAC_MASTER_KEY="$$(cat $(RUN_DIR)/master.key)"; \
+	$(BIN)/rtac init-db && $(BIN)/python -m sidecar.demo demo && \
+	echo && echo "Chat with the demo in another terminal:" && \
+	echo "  export RTAC_DATABASE_URL='$(DEV_DB_URL)' RTAC_MASTER_KEY=\"\$$(cat $(RUN_DIR)/master.key)\"" && \
+	echo "  $(BIN)/rtac chat --site demo            # Estonian; --lang en or --lang ru for the others" && \
+	echo "Stop the database later with: make stop" && echo && \
+	exec $(BIN)/rtac serve --host 127.0.0.1 --port $(PORT)
+
+stop:
+	@scripts/mariadb-local stop $(RUN_DIR)/mariadb
+
+test: install system-deps
+	$(BIN)/pytest -q
+
+bench: install system-deps
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) $(RUN_DIR) *.egg-info

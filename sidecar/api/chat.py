@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from . import bp, json_body, services, signed_site
+from ..turn import chat_turn
+from ..validation import parse_chat
+
+
+@bp.post("/v1/chat")
+def chat():
+    return chat_turn(services(), signed_site(), parse_chat(json_body()))

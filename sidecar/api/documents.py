@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from . import bp, json_body, services, signed_site
+from .. import documents
+from ..validation import parse_document_ref, parse_documents
+
+
+@bp.put("/v1/documents")
+def put_documents():
+    site = signed_site()
+    docs = parse_documents(json_body(), site.default_lang)  # all validated before anything is written
+    with services().engine.begin() as conn:
+        return documents.upsert(conn, site.id, docs)
+
+
+@bp.delete("/v1/documents")
+def delete_document():
+    site = signed_site()
+    source, source_id = parse_document_ref(json_body())
+    with services().engine.begin() as conn:
+        return {"deleted": documents.remove(conn, site.id, source, source_id)}

@@ -1,0 +1,282 @@
+"""`rtac`: the sidecar's command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import urllib.error
+import urllib.request
+
+from . import config as config_module
+from .errors import RtacError
+
+
+def _config():
+    return config_module.load()
+
+
+def _engine(cfg):
+    from .db import create_engine
+    return create_engine(cfg.database_url)
+
+
+def cmd_init_db(args) -> int:
+    from .migrate import migrate
+    cfg = _config()
+    applied = migrate(_engine(cfg))
+    print(f"database ready ({'applied: ' + ', '.join(applied) if applied else 'already up to date'})")
+    return 0
+
+
+def cmd_site_add(args) -> int:
+    from .crypto import Keyring
+    from .sites import add_site
+    cfg = _config()
+    site = add_site(_engine(cfg), Keyring(cfg.master_key), args.site_id, secret=args.secret,
+                    default_lang=args.default_lang)
+    print(f"site {site.id} added (default language {site.default_lang}).")
+    print("Paste these into the plugin's settings (or wp-config.php):")
+    print(f"  define('RTAC_SITE_ID', '{site.id}');")
+    print(f"  define('RTAC_SIDECAR_SECRET', '{site.secret}');")
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from gunicorn.app.base import BaseApplication
+
+    from .app import create_app
+    app = create_app()
+    svc = app.extensions["rtac"]
+    note = "" if svc.provider.name != "offline" else " (no vendor API key found: answers are quoted from the site's own information, marked degraded)"
+    print(f"rtac sidecar on http://{args.host}:{args.port} — provider {svc.provider.name}, model {svc.model}{note}",
+          flush=True)
+
+    class _Server(BaseApplication):
+        def load_config(self):
+            for k, v in {"bind": f"{args.host}:{args.port}", "workers": args.workers, "threads": args.threads,
+                         "worker_class": "gthread", "timeout": 120, "accesslog": "-" if args.access_log else None,
+                         "preload_app": True}.items():
+                self.cfg.set(k, v)
+
+        def load(self):
+            return app
+
+    _Server().run()
+    return 0
+
+
+def cmd_import_wxr(args) -> int:
+    from . import documents
+    from .crypto import Keyring
+    from .sites import SiteRegistry
+    from .validation import parse_documents
+    from .wxr import parse_wxr
+    cfg = _config()
+    engine = _engine(cfg)
+    site = SiteRegistry(engine, Keyring(cfg.master_key)).require(args.site)
+    items = list(parse_wxr(args.file, default_lang=args.default_lang or site.default_lang))
+    docs = parse_documents({"documents": items}, site.default_lang) if items else []
+    total = {"upserted": 0, "chunks": 0}
+    for start in range(0, len(docs), 200):
+        with engine.begin() as conn:
+            result = documents.upsert(conn, site.id, docs[start:start + 200])
+        total = {k: total[k] + result[k] for k in total}
+    print(f"imported {total['upserted']} published posts and pages ({total['chunks']} chunks) into site {site.id}")
+    return 0
+
+
+def _post(url: str, site_id: str, secret: str, path: str, payload: dict, method: str = "POST") -> dict:
+    from .signing import sign_headers
+    body = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json", **sign_headers(site_id, secret, method, path, body)}
+    req = urllib.request.Request(url.rstrip("/") + path, data=body, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")
+        raise SystemExit(f"sidecar answered {exc.code}: {detail}") from None
+    except urllib.error.URLError as exc:
+        raise SystemExit(f"cannot reach the sidecar at {url}: {exc.reason} (is `rtac serve` running?)") from None
+
+
+def _site_secret(site_id: str) -> str:
+    from .crypto import Keyring
+    from .sites import SiteRegistry
+    cfg = _config()
+    return SiteRegistry(_engine(cfg), Keyring(cfg.master_key)).require(site_id).secret
+
+
+def _pinned(args, lang: str) -> list[dict]:
+    if args.pinned:
+        with open(args.pinned, encoding="utf-8") as fh:
+            return json.load(fh)
+    if args.site == "demo":
+        from . import demo
+        return demo.pinned(lang)
+    return []
+
+
+def cmd_chat(args) -> int:
+    """A terminal chat that signs its requests exactly as the plugin does."""
+    secret = args.secret or os.environ.get("RTAC_SIDECAR_SECRET") or _site_secret(args.site)
+    lang = args.lang
+    visitor = args.visitor or "cli-" + secrets.token_hex(8)
+    conversation_id = None
+    print(f"Chatting with site {args.site} at {args.url} as {visitor} ({lang}). Empty line or Ctrl-D quits.")
+    while True:
+        try:
+            message = input("you> ").strip()
+        except EOFError:
+            print()
+            return 0
+        if not message:
+            return 0
+        payload = {"conversation_id": conversation_id, "visitor": {"id": visitor}, "message": message,
+                   "lang": lang, "page": {"url": "", "title": "terminal"}, "lead_captured": False,
+                   "pinned": _pinned(args, lang)}
+        answer = _post(args.url, args.site, secret, "/v1/chat", payload)
+        conversation_id = answer["conversation_id"]
+        print(f"agent> {answer['reply']}")
+        for q in answer.get("quick_replies", []):
+            print(f"   [{q}]")
+        extras = []
+        if answer.get("action", "none") != "none":
+            extras.append(f"action={answer['action']}")
+        if answer.get("unanswered"):
+            extras.append("unanswered")
+        if answer.get("degraded"):
+            extras.append("degraded")
+        if answer.get("sources"):
+            extras.append("sources: " + "; ".join(s["title"] for s in answer["sources"]))
+        if extras:
+            print("   (" + ", ".join(extras) + ")")
+
+
+def cmd_doctor(args) -> int:
+    from sqlalchemy import func, select, text
+
+    from . import tables as t
+    from .migrate import migrations
+    from .pricing import min_cacheable_tokens
+    from .prompt import stable_system
+    from .providers import make_provider
+    from .providers.base import GroundingEntry
+    ok = True
+    try:
+        cfg = _config()
+    except RtacError as exc:
+        print(f"config    FAIL  {exc.message}")
+        return 1
+    print(f"config    ok    provider={cfg.provider} model={cfg.model or '(default)'} embedder={cfg.embedder}")
+    try:
+        engine = _engine(cfg)
+        with engine.connect() as conn:
+            version = conn.execute(text("SELECT VERSION()")).scalar_one()
+            done = {r[0] for r in conn.execute(text("SELECT version FROM rtac_schema_migrations"))}
+            missing = [name for name, _ in migrations() if name not in done]
+            sites = conn.execute(select(func.count()).select_from(t.sites)).scalar_one()
+        state = "ok  " if not missing else "FAIL"
+        ok &= not missing
+        print(f"database  {state}  {version}; {sites} site(s)" + (f"; run `rtac init-db` (missing {', '.join(missing)})" if missing else ""))
+    except Exception as exc:  # any failure here is a finding to report, not a crash
+        ok = False
+        print(f"database  FAIL  {exc.__class__.__name__}: {str(exc).splitlines()[0]}")
+    try:
+        provider = make_provider(cfg.provider, cfg)
+        model = cfg.model or provider.default_model
+        print(f"provider  ok    {provider.name}, model {model}"
+              + (" (offline: no vendor key; answers quote the site's own information)" if provider.name == "offline" else ""))
+    except RtacError as exc:
+        ok = False
+        print(f"provider  FAIL  {exc.message}")
+        return 1
+    pinned = []
+    if args.pinned:
+        with open(args.pinned, encoding="utf-8") as fh:
+            pinned = [GroundingEntry(p["title"], p["content"], pinned=True) for p in json.load(fh)]
+    tokens = len(stable_system(pinned)) // 4  # ~4 characters a token: an estimate, said as one
+    minimum = min_cacheable_tokens(provider.name, model)
+    if minimum is None:
+        print(f"cache     --    stable prompt ~{tokens} tokens; {provider.name} has no prompt cache")
+    elif tokens >= minimum:
+        print(f"cache     ok    stable prompt ~{tokens} tokens clears {model}'s minimum of {minimum}")
+    else:
+        print(f"cache     WARN  stable prompt ~{tokens} tokens is below {model}'s minimum cacheable length "
+              f"of {minimum}: caching silently does nothing until the pinned content grows"
+              + ("" if args.pinned else " (pass --pinned FILE with the site's pinned entries for its real size)"))
+    return 0 if ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rtac", description="rtac sidecar: grounded customer-service chat for WordPress")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("init-db", help="create or migrate the database (idempotent)").set_defaults(func=cmd_init_db)
+
+    site = sub.add_parser("site", help="manage sites").add_subparsers(dest="site_command", required=True)
+    add = site.add_parser("add", help="register a WordPress site; prints its secret")
+    add.add_argument("site_id")
+    add.add_argument("--secret", help="use this secret instead of a random one (16+ characters)")
+    add.add_argument("--default-lang", default="en")
+    add.set_defaults(func=cmd_site_add)
+
+    serve = sub.add_parser("serve", help="serve the HTTP API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8787)
+    serve.add_argument("--workers", type=int, default=2)
+    serve.add_argument("--threads", type=int, default=8)
+    serve.add_argument("--access-log", action="store_true")
+    serve.set_defaults(func=cmd_serve)
+
+    imp = sub.add_parser("import-wxr", help="index a WordPress export (published posts and pages)")
+    imp.add_argument("file")
+    imp.add_argument("--site", required=True)
+    imp.add_argument("--default-lang", help="language of items without Polylang/WPML data (default: the site's)")
+    imp.set_defaults(func=cmd_import_wxr)
+
+    chat = sub.add_parser("chat", help="chat with a site in the terminal (signed like the plugin)")
+    chat.add_argument("--site", required=True)
+    chat.add_argument("--url", default="http://127.0.0.1:8787")
+    chat.add_argument("--lang", default="et")
+    chat.add_argument("--visitor", help="visitor id (default: a new random one)")
+    chat.add_argument("--secret", help="the site secret (default: read from the database)")
+    chat.add_argument("--pinned", help="JSON file of pinned entries [{title, content}] sent on every turn")
+    chat.set_defaults(func=cmd_chat)
+
+    doc = sub.add_parser("doctor", help="check configuration, database, provider and prompt caching")
+    doc.add_argument("--pinned", help="JSON file of a site's pinned entries, to size its stable prompt")
+    doc.set_defaults(func=cmd_doctor)
+
+    rot = sub.add_parser("rotate-master-key", help="re-wrap every key with a new master key")
+    rot.add_argument("--new-key", required=True, help="base64 of 32 bytes; or '-' to read it from stdin")
+    rot.set_defaults(func=cmd_rotate)
+    return p
+
+
+def cmd_rotate(args) -> int:
+    from .config import decode_master_key
+    from .crypto import Keyring
+    from .keys import rotate_master_key
+    cfg = _config()
+    raw = sys.stdin.readline() if args.new_key == "-" else args.new_key
+    new = Keyring(decode_master_key(raw))
+    counts = rotate_master_key(_engine(cfg), Keyring(cfg.master_key), new)
+    print(f"re-wrapped {counts['sites']} site key(s) and {counts['spaces']} space key(s). "
+          "Set RTAC_MASTER_KEY to the new key and restart the sidecar now.")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except RtacError as exc:
+        print(f"rtac: {exc.message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""Configuration, read once at start-up into a typed, immutable object.
+
+Sources, later wins: built-in defaults < the INI file named by RTAC_CONFIG
+(section [rtac], keys are the env names lower-cased or not) < the environment.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import configparser
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .errors import ConfigError
+
+PROVIDERS = ("anthropic", "openai", "gemini", "offline")
+EMBEDDERS = ("local", "openai", "gemini")
+PROVIDER_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY"}
+
+_KEYS = (
+    "RTAC_DATABASE_URL", "RTAC_MASTER_KEY", "RTAC_PROVIDER", "RTAC_MODEL", "RTAC_FALLBACK_PROVIDERS",
+    "RTAC_EMBEDDER", "RTAC_EMBEDDING_MODEL", "RTAC_EMBEDDING_BASE_URL",
+    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "GEMINI_API_KEY", "RTAC_GEMINI_BASE_URL",
+    "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
+    "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES",
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    database_url: str
+    master_key: bytes = field(repr=False)
+    provider: str = "offline"
+    model: str = ""
+    fallback_providers: tuple[str, ...] = ()
+    embedder: str = "local"
+    embedding_model: str = ""
+    embedding_base_url: str = ""
+    api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    # Characters of knowledge per turn: pinned entries first, retrieved chunks fill the rest.
+    context_chars: int = 12000
+    history_turns: int = 6
+    retention_days: int = 30
+    max_tokens: int = 1024
+    provider_timeout: float = 30.0
+    max_body_bytes: int = 2 * 1024 * 1024
+
+    def api_key(self, provider: str) -> str:
+        return self.api_keys.get(provider, "")
+
+
+def _read_ini(path: str) -> dict[str, str]:
+    parser = configparser.ConfigParser()
+    parser.optionxform = str.upper  # type: ignore[assignment]
+    if not parser.read(path, encoding="utf-8"):
+        raise ConfigError(f"RTAC_CONFIG names {path!r}, which cannot be read")
+    section = parser["rtac"] if parser.has_section("rtac") else parser[parser.default_section]
+    return {k.upper(): v for k, v in section.items()}
+
+
+def _int(values: Mapping[str, str], key: str, default: int, minimum: int = 0) -> int:
+    raw = values.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{key} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{key} must be at least {minimum}, got {value}")
+    return value
+
+
+def decode_master_key(raw: str) -> bytes:
+    try:
+        key = base64.b64decode(raw.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        raise ConfigError("RTAC_MASTER_KEY must be base64 of 32 bytes (try: openssl rand -base64 32)") from None
+    if len(key) != 32:
+        raise ConfigError(f"RTAC_MASTER_KEY must decode to 32 bytes, got {len(key)}")
+    return key
+
+
+def load(environ: Mapping[str, str] | None = None) -> Config:
+    env = dict(os.environ if environ is None else environ)
+    values: dict[str, str] = {}
+    if env.get("RTAC_CONFIG"):
+        values.update(_read_ini(env["RTAC_CONFIG"]))
+    values.update({k: v for k, v in env.items() if k in _KEYS})
+
+    database_url = values.get("RTAC_DATABASE_URL", "").strip()
+    if not database_url:
+        raise ConfigError("RTAC_DATABASE_URL is not set (mysql+pymysql://user:pass@host:port/db)")
+    if not values.get("RTAC_MASTER_KEY", "").strip():
+        raise ConfigError("RTAC_MASTER_KEY is not set (base64 of 32 bytes; try: openssl rand -base64 32)")
+    master_key = decode_master_key(values["RTAC_MASTER_KEY"])
+
+    api_keys = {p: values.get(k, "").strip() for p, k in PROVIDER_KEY_ENV.items() if values.get(k, "").strip()}
+    provider = values.get("RTAC_PROVIDER", "").strip().lower() or default_provider(api_keys)
+    if provider not in PROVIDERS:
+        raise ConfigError(f"RTAC_PROVIDER must be one of {', '.join(PROVIDERS)}, got {provider!r}")
+    fallbacks = tuple(p.strip().lower() for p in values.get("RTAC_FALLBACK_PROVIDERS", "").split(",") if p.strip())
+    for p in fallbacks:
+        if p not in PROVIDERS:
+            raise ConfigError(f"RTAC_FALLBACK_PROVIDERS: unknown provider {p!r}")
+    embedder = values.get("RTAC_EMBEDDER", "local").strip().lower() or "local"
+    if embedder not in EMBEDDERS:
+        raise ConfigError(f"RTAC_EMBEDDER must be one of {', '.join(EMBEDDERS)}, got {embedder!r}")
+
+    base_urls = {
+        name: values[key].strip()
+        for name, key in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL"),
+                          ("gemini", "RTAC_GEMINI_BASE_URL"))
+        if values.get(key, "").strip()
+    }
+    try:
+        timeout = float(values.get("RTAC_PROVIDER_TIMEOUT", "") or 30.0)
+    except ValueError:
+        raise ConfigError("RTAC_PROVIDER_TIMEOUT must be a number of seconds") from None
+
+    return Config(
+        database_url=database_url,
+        master_key=master_key,
+        provider=provider,
+        model=values.get("RTAC_MODEL", "").strip(),
+        fallback_providers=fallbacks,
+        embedder=embedder,
+        embedding_model=values.get("RTAC_EMBEDDING_MODEL", "").strip(),
+        embedding_base_url=values.get("RTAC_EMBEDDING_BASE_URL", "").strip(),
+        api_keys=api_keys,
+        base_urls=base_urls,
+        context_chars=_int(values, "RTAC_CONTEXT_CHARS", 12000, minimum=1000),
+        history_turns=_int(values, "RTAC_HISTORY_TURNS", 6),
+        retention_days=_int(values, "RTAC_RETENTION_DAYS", 30, minimum=1),
+        max_tokens=_int(values, "RTAC_MAX_TOKENS", 1024, minimum=64),
+        provider_timeout=timeout,
+        max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=64 * 1024),
+    )
+
+
+def default_provider(api_keys: Mapping[str, str]) -> str:
+    """With no RTAC_PROVIDER: the first vendor whose key is present, else offline."""
+    for name in ("anthropic", "openai", "gemini"):
+        if api_keys.get(name):
+            return name
+    return "offline"

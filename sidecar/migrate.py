@@ -1,0 +1,71 @@
+"""Ordered, idempotent migrations: sql/NNN_name.sql applied once each, in order.
+
+MySQL commits DDL implicitly, so a migration cannot be rolled back; every statement
+is written to be re-runnable (IF NOT EXISTS) and a migration is recorded only after
+all of its statements succeeded.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from .errors import ConfigError
+
+_MIGRATION = re.compile(r"^(\d{3,})_[\w-]+\.sql$")
+
+
+def sql_dir() -> Path:
+    candidates = [os.environ.get("RTAC_SQL_DIR", ""),
+                  Path(__file__).resolve().parent.parent / "sql",
+                  Path(sys.prefix) / "share" / "rtac" / "sql"]
+    for c in candidates:
+        if c and Path(c).is_dir():
+            return Path(c)
+    raise ConfigError("the sql/ migrations folder was not found (set RTAC_SQL_DIR)")
+
+
+def migrations(directory: Path | None = None) -> list[tuple[str, Path]]:
+    directory = directory or sql_dir()
+    found = sorted((m.group(1), p) for p in directory.iterdir() if (m := _MIGRATION.match(p.name)))
+    return [(f"{p.stem}", p) for _, p in found]
+
+
+def split_statements(sql: str) -> list[str]:
+    """Statements end with `;` at the end of a line; `--` comment lines are dropped."""
+    lines = [ln for ln in sql.splitlines() if not ln.lstrip().startswith("--")]
+    statements, current = [], []
+    for line in lines:
+        current.append(line)
+        if line.rstrip().endswith(";"):
+            statements.append("\n".join(current).strip().rstrip(";"))
+            current = []
+    tail = "\n".join(current).strip()
+    if tail:
+        statements.append(tail)
+    return [s for s in statements if s]
+
+
+def migrate(engine: Engine, directory: Path | None = None) -> list[str]:
+    """Apply what is missing; return the names applied now."""
+    applied_now = []
+    with engine.begin() as conn:
+        conn.execute(text(
+            "CREATE TABLE IF NOT EXISTS rtac_schema_migrations ("
+            " version VARCHAR(128) NOT NULL PRIMARY KEY,"
+            " applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP"
+            ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"))
+        done = {r[0] for r in conn.execute(text("SELECT version FROM rtac_schema_migrations"))}
+    for name, path in migrations(directory):
+        if name in done:
+            continue
+        with engine.begin() as conn:
+            for statement in split_statements(path.read_text(encoding="utf-8")):
+                conn.execute(text(statement))
+            conn.execute(text("INSERT INTO rtac_schema_migrations (version) VALUES (:v)"), {"v": name})
+        applied_now.append(name)
+    return applied_now

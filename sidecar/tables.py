@@ -1,0 +1,116 @@
+"""Core table objects for building queries. The DDL lives in sql/*.sql; a test
+checks these columns against the migrated database so the two cannot drift."""
+from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Integer, LargeBinary, MetaData,
+                        Numeric, String, Table, Text)
+
+metadata = MetaData()
+
+sites = Table(
+    "rtac_sites", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("secret_enc", LargeBinary),
+    Column("wrapped_key", LargeBinary),
+    Column("key_id", LargeBinary),
+    Column("default_lang", String(16)),
+    Column("created_at", DateTime),
+)
+
+spaces = Table(
+    "rtac_spaces", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("identity_hash", LargeBinary),
+    Column("wrapped_key", LargeBinary),
+    Column("key_id", LargeBinary),
+    Column("created_at", DateTime),
+    Column("last_seen_at", DateTime),
+)
+
+documents = Table(
+    "rtac_documents", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("source", String(64)),
+    Column("source_id", String(64)),
+    Column("lang", String(16)),
+    Column("title", String(512)),
+    Column("url", String(2048)),
+    Column("modified", DateTime),
+    Column("content_hash", LargeBinary),
+    Column("updated_at", DateTime),
+)
+
+chunks = Table(
+    "rtac_chunks", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("document_id", BigInteger),
+    Column("lang", String(16)),
+    Column("seq", Integer),
+    Column("content", Text),
+    Column("search_text", Text),
+)
+
+conversations = Table(
+    "rtac_conversations", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("site_id", String(64)),
+    Column("space_id", BigInteger),
+    Column("created_at", DateTime),
+    Column("updated_at", DateTime),
+)
+
+turns = Table(
+    "rtac_turns", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("space_id", BigInteger),
+    Column("conversation_id", String(32)),
+    Column("seq", Integer),
+    Column("lang", String(16)),
+    Column("content_enc", LargeBinary),
+    Column("action", String(32)),
+    Column("unanswered", Boolean),
+    Column("degraded", Boolean),
+    Column("provider", String(32)),
+    Column("model", String(128)),
+    Column("created_at", DateTime),
+)
+
+usage = Table(
+    "rtac_usage", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("turn_id", BigInteger),
+    Column("purpose", String(16)),
+    Column("provider", String(32)),
+    Column("model", String(128)),
+    Column("input_tokens", Integer),
+    Column("output_tokens", Integer),
+    Column("cache_read_input_tokens", Integer),
+    Column("cache_creation_input_tokens", Integer),
+    Column("cost_usd", Numeric(14, 8)),
+    Column("uncached_cost_usd", Numeric(14, 8)),
+    Column("created_at", DateTime),
+)
+
+unanswered = Table(
+    "rtac_unanswered", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("question_hash", LargeBinary),
+    Column("question_enc", LargeBinary),
+    Column("lang", String(16)),
+    Column("page_url", String(2048)),
+    Column("count", Integer),
+    Column("first_asked", DateTime),
+    Column("last_asked", DateTime),
+    Column("status", String(16)),
+)
+
+nonces = Table(
+    "rtac_nonces", metadata,
+    Column("site_id", String(64), primary_key=True),
+    Column("nonce", String(128), primary_key=True),
+    Column("seen_at", DateTime),
+)

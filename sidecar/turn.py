@@ -1,0 +1,92 @@
+"""One chat turn, flowing one way:
+request -> space -> history + retrieval -> budget -> prompt -> provider -> parse/clamp -> store -> response.
+
+A vendor failure degrades the answer (the offline provider answers from the same
+knowledge), it never drops the turn: the turn is stored either way.
+"""
+from __future__ import annotations
+
+import logging
+
+from . import unanswered, usage
+from .budget import pack
+from .conversations import append_turn, find_conversation, history, new_conversation_id
+from .errors import ProviderError
+from .prompt import build
+from .providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry
+from .reply import REPLY_SCHEMA, Reply, parse_reply
+from .retrieval import retrieve
+from .services import Services
+from .sites import Site
+from .spaces import identity_of, resolve_space, touch
+from .validation import ChatInput
+
+log = logging.getLogger("rtac.turn")
+
+
+def _ask(svc: Services, request: ChatRequest) -> tuple[ChatResult, bool]:
+    """(result, failed over). Retries and a failover chain are the provider layer's
+    to add; here any vendor error falls straight to the offline answer."""
+    try:
+        return svc.provider.chat(request), False
+    except ProviderError as exc:
+        log.warning("provider failed, answering offline: %s (status=%s retryable=%s)",
+                    exc.message, exc.http_status, exc.retryable)
+        return svc.offline.chat(request), True
+
+
+def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
+    cfg = svc.config
+    identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
+    with svc.engine.begin() as conn:
+        space = resolve_space(conn, svc.keyring, site, identity)
+        conversation_id = find_conversation(conn, space, inp.conversation_id)
+        past = history(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) if conversation_id else []
+        chunks = retrieve(conn, site.id, inp.lang, site.default_lang, inp.message)
+    is_new = conversation_id is None
+    conversation_id = conversation_id or new_conversation_id()
+
+    pinned = [GroundingEntry(p.title, p.content, pinned=True) for p in inp.pinned]
+    packed = pack(pinned, chunks, cfg.context_chars)
+    prompt = build(pinned=packed.pinned, retrieved=packed.retrieved, history=past, message=inp.message,
+                   lang=inp.lang, page_title=inp.page_title, page_url=inp.page_url,
+                   lead_captured=inp.lead_captured)
+    request = ChatRequest(
+        model=svc.model, system=prompt.system, system_tail=prompt.system_tail, messages=prompt.messages,
+        max_tokens=cfg.max_tokens, schema=REPLY_SCHEMA, cache_key=f"rtac-{site.id}",
+        timeout=cfg.provider_timeout,
+        grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved))
+
+    result, failed_over = _ask(svc, request)
+    reply = parse_reply(result.text)
+    if not reply.reply:  # an empty answer helps nobody: quote the knowledge instead
+        result, failed_over = svc.offline.chat(request), True
+        reply = parse_reply(result.text)
+    if failed_over:
+        # The visitor's question may deserve a person: offer the contact card.
+        reply = Reply(reply.reply, reply.quick_replies, "show_contact", reply.unanswered, [])
+
+    with svc.engine.begin() as conn:
+        stored = append_turn(conn, space, conversation_id, is_new, lang=inp.lang, message=inp.message,
+                             reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
+                             degraded=result.degraded, provider=result.provider, model=result.model)
+        usage.record(conn, site.id, stored.id, result.provider, result.model, result.usage)
+        if reply.unanswered:
+            unanswered.record(conn, site, inp.message, inp.lang, inp.page_url)
+        touch(conn, space)
+    svc.maybe_maintain()
+
+    return {
+        "conversation_id": conversation_id,
+        "reply": reply.reply,
+        "quick_replies": reply.quick_replies,
+        "action": reply.action,
+        "unanswered": reply.unanswered,
+        "forgotten": [],
+        "sources": packed.sources(),
+        "usage": {"provider": result.provider, "model": result.model,
+                  "input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens,
+                  "cache_read_input_tokens": result.usage.cache_read_input_tokens,
+                  "cache_creation_input_tokens": result.usage.cache_creation_input_tokens},
+        "degraded": result.degraded,
+    }

@@ -1,0 +1,262 @@
+"""OpenAIProvider through the real openai SDK against a local fake of the API."""
+from __future__ import annotations
+
+import copy
+import email.utils
+import json
+import time
+
+import pytest
+
+from sidecar.errors import ProviderError, ProviderNotConfigured
+from sidecar.providers.base import ChatRequest, Message, Schema
+from sidecar.providers.openai import OpenAIProvider, strict_schema
+from tests.fakes.openai_server import (FakeOpenAI, completion_body, delay, error, raw,
+                                       refused_url, reply_json, reply_text, tokens)
+
+RTAC_SCHEMA = Schema("rtac_reply", {
+    "type": "object",
+    "properties": {
+        "reply": {"type": "string"},
+        "quick_replies": {"type": "array", "items": {"type": "string"}},
+        "action": {"type": "string", "enum": ["none", "handoff", "contact_form"]},
+        "unanswered": {"type": "boolean"},
+        "forget": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["reply", "quick_replies", "action", "unanswered", "forget"],
+    "additionalProperties": False,
+})
+LONG_SYSTEM = "You answer questions about the Example Shop. " * 150  # ~1700 tokens
+
+
+def make_request(**overrides) -> ChatRequest:
+    fields = dict(model="", system="STABLE SYSTEM", system_tail="TAIL: today is Monday",
+                  messages=[Message("user", "Do you ship to Canada?")], max_tokens=400,
+                  schema=RTAC_SCHEMA, cache_key="site-abc", timeout=5.0)
+    fields.update(overrides)
+    return ChatRequest(**fields)
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def provider(fake):
+    return OpenAIProvider("sk-test", base_url=fake.base_url)
+
+
+def test_empty_key_is_not_configured():
+    with pytest.raises(ProviderNotConfigured) as info:
+        OpenAIProvider("")
+    assert info.value.retryable is False
+
+
+def test_request_shape(fake, provider):
+    conversation = [Message("user", "Hi"), Message("assistant", "Hello!"),
+                    Message("user", "Do you ship to Canada?")]
+    result = provider.chat(make_request(messages=conversation))
+
+    assert len(fake.requests) == 1
+    sent = fake.requests[0]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-test"
+    body = sent.body
+    # Stable system first so automatic prefix caching covers it; the tail after it.
+    assert body["messages"] == [
+        {"role": "system", "content": "STABLE SYSTEM"},
+        {"role": "system", "content": "TAIL: today is Monday"},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello!"},
+        {"role": "user", "content": "Do you ship to Canada?"},
+    ]
+    assert body["model"] == OpenAIProvider.default_model
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "rtac_reply", "strict": True, "schema": RTAC_SCHEMA.json_schema}}
+    assert body["prompt_cache_key"] == "site-abc"
+    assert body["max_completion_tokens"] == 400
+    assert "max_tokens" not in body
+    assert body["reasoning_effort"] == "low"
+    assert result.provider == "openai" and result.model == OpenAIProvider.default_model
+
+
+def test_optional_parts_are_left_out(fake, provider):
+    provider.chat(make_request(system_tail="", cache_key="", model="gpt-4.1"))
+    body = fake.requests[0].body
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert "prompt_cache_key" not in body
+    assert "reasoning_effort" not in body  # gpt-4.1 is no reasoning model
+    assert body["model"] == "gpt-4.1"
+
+
+def test_default_model_is_a_current_sdk_model():
+    import pathlib
+    import typing
+
+    import openai.types.shared.chat_model as chat_model
+    assert OpenAIProvider.default_model in typing.get_args(chat_model.ChatModel)
+    # The SDK lists deprecated ids in a string right after the literal.
+    source = pathlib.Path(chat_model.__file__).read_text()
+    deprecated = source.split('"""Deprecated values:')[1]
+    assert f'"{OpenAIProvider.default_model}"' not in deprecated
+
+
+def test_non_strict_schema_gets_a_strict_copy(fake, provider):
+    loose = {
+        "type": "object",
+        "properties": {
+            "reply": {"type": "string"},
+            "action": {"type": "string", "enum": ["none", "handoff"]},
+            "meta": {"type": "object", "properties": {"lang": {"type": "string"}}},
+            "links": {"type": "array", "items": {"type": "object", "properties": {
+                "url": {"type": "string"}, "title": {"type": "string"}}, "required": ["url"]}},
+        },
+        "required": ["reply"],
+    }
+    original = copy.deepcopy(loose)
+    provider.chat(make_request(schema=Schema("rtac_reply", loose)))
+
+    sent = fake.requests[0].body["response_format"]["json_schema"]["schema"]
+    assert loose == original  # the caller's schema is not touched
+    assert sent["additionalProperties"] is False
+    assert sent["required"] == ["reply", "action", "meta", "links"]
+    # What was optional stays optional in meaning: the model may answer null.
+    assert sent["properties"]["action"] == {"type": ["string", "null"],
+                                            "enum": ["none", "handoff", None]}
+    meta = sent["properties"]["meta"]
+    assert meta["type"] == ["object", "null"]
+    assert meta["additionalProperties"] is False and meta["required"] == ["lang"]
+    links = sent["properties"]["links"]
+    assert links["type"] == ["array", "null"]
+    link = links["items"]
+    assert link["additionalProperties"] is False and link["required"] == ["url", "title"]
+    assert link["properties"]["title"] == {"type": ["string", "null"]}
+
+
+def test_strict_schema_leaves_a_strict_schema_alone():
+    assert strict_schema(RTAC_SCHEMA.json_schema) == RTAC_SCHEMA.json_schema
+    untyped = strict_schema({"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}},
+                             "$defs": {"X": {"type": "object", "properties": {}}}})
+    assert untyped["properties"]["x"] == {"anyOf": [{"$ref": "#/$defs/X"}, {"type": "null"}]}
+    assert untyped["$defs"]["X"] == {"type": "object", "properties": {}, "required": [],
+                                     "additionalProperties": False}
+
+
+@pytest.mark.parametrize("text", [
+    '```json\n{"reply": "Yes", "quick_replies": [], "action": "none", '
+    '"unanswered": false, "forget": []}\n```',
+    "Sorry, I can only answer in plain text today.",
+    json.dumps({"reply": "Calling a human", "quick_replies": [], "action": "teleport",
+                "unanswered": False, "forget": []}),
+])
+def test_text_is_returned_verbatim(fake, provider, text):
+    fake.script(reply_text(text))
+    assert provider.chat(make_request()).text == text
+
+
+def test_default_fake_answer_is_a_valid_reply(provider):
+    reply = json.loads(provider.chat(make_request()).text)
+    assert reply == {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
+                     "unanswered": False, "forget": []}
+
+
+def test_refusal_is_returned_as_text(fake, provider):
+    fake.script(raw(200, completion_body(None, refusal="I can't help with that.")))
+    assert provider.chat(make_request()).text == "I can't help with that."
+
+
+def test_usage_maps_cached_prefix_on_the_second_turn(fake, provider):
+    fake.script(reply_json({"reply": "first"}), reply_json({"reply": "second"}))
+    first = make_request(system=LONG_SYSTEM)
+    r1 = provider.chat(first)
+    second = make_request(system=LONG_SYSTEM, messages=[
+        *first.messages, Message("assistant", '{"reply": "first"}'),
+        Message("user", "And to Mexico?")])
+    r2 = provider.chat(second)
+
+    def prompt_tokens(n):
+        return sum(tokens(m["content"]) for m in fake.requests[n].body["messages"])
+
+    assert r1.usage.cache_read_input_tokens == 0
+    assert r1.usage.input_tokens == prompt_tokens(0)
+    assert r1.usage.output_tokens == tokens('{"reply": "first"}')
+    # The second turn reads the shared prefix from cache: fresh input is the rest.
+    cached = r2.usage.cache_read_input_tokens
+    assert cached >= 1024 and cached % 128 == 0
+    assert r2.usage.input_tokens == prompt_tokens(1) - cached
+    assert r2.usage.cache_creation_input_tokens == 0
+
+
+def test_cache_key_scopes_the_cache(fake, provider):
+    provider.chat(make_request(system=LONG_SYSTEM, cache_key="site-a"))
+    other_site = provider.chat(make_request(system=LONG_SYSTEM, cache_key="site-b"))
+    same_site = provider.chat(make_request(system=LONG_SYSTEM, cache_key="site-a"))
+    assert other_site.usage.cache_read_input_tokens == 0
+    assert same_site.usage.cache_read_input_tokens > 0
+
+
+def test_cache_writes_are_reported_apart(fake, provider):
+    usage = {"prompt_tokens": 4020, "completion_tokens": 4, "total_tokens": 4024,
+             "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 4012}}
+    fake.script(raw(200, completion_body("OK", usage=usage)))
+    result = provider.chat(make_request())
+    assert (result.usage.input_tokens, result.usage.cache_creation_input_tokens,
+            result.usage.cache_read_input_tokens, result.usage.output_tokens) == (8, 4012, 0, 4)
+
+
+def test_rate_limit_is_retryable_with_retry_after(fake, provider):
+    fake.script(error(429, "Rate limit reached", retry_after=2.5))
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request())
+    e = info.value
+    assert (e.provider, e.http_status, e.retryable, e.retry_after) == ("openai", 429, True, 2.5)
+    assert "Rate limit reached" in str(e)
+    assert len(fake.requests) == 1  # no SDK retry
+
+
+def test_retry_after_as_http_date(fake, provider):
+    when = email.utils.formatdate(time.time() + 30, usegmt=True)
+    fake.script(raw(429, {"error": {"message": "slow down", "type": "requests", "param": None,
+                                    "code": "rate_limit_exceeded"}}, {"retry-after": when}))
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request())
+    assert 25 < info.value.retry_after <= 30
+
+
+@pytest.mark.parametrize("status,retryable", [
+    (500, True), (503, True), (400, False), (401, False), (404, False)])
+def test_http_errors_are_translated(fake, provider, status, retryable):
+    fake.script(error(status, f"failure {status}"))
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request())
+    assert info.value.http_status == status
+    assert info.value.retryable is retryable
+    assert info.value.retry_after is None
+    assert len(fake.requests) == 1
+
+
+def test_timeout_is_retryable_without_status(fake, provider):
+    fake.script(delay(3.0))
+    started = time.monotonic()
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request(timeout=0.3))
+    assert time.monotonic() - started < 2.0  # request.timeout applies per call
+    assert info.value.http_status is None and info.value.retryable is True
+    assert len(fake.requests) == 1
+
+
+def test_connection_refused_is_retryable():
+    provider = OpenAIProvider("sk-test", base_url=refused_url() + "/v1")
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request())
+    assert info.value.http_status is None and info.value.retryable is True
+
+
+@pytest.mark.parametrize("body", [b"not json", [], {"object": "chat.completion"}])
+def test_malformed_success_body_is_a_provider_error(fake, provider, body):
+    fake.script(raw(200, body))
+    with pytest.raises(ProviderError) as info:
+        provider.chat(make_request())
+    assert info.value.retryable is False
