@@ -178,13 +178,17 @@ class _TextExtractor(HTMLParser):
 
 
 _HORIZONTAL_WS = re.compile(r"[^\S\n]+")
+# Invisible characters that split words for FULLTEXT or reorder text on screen
+# (soft hyphen, zero-width space, word joiners, BOM, bidi marks and overrides).
+# ZWJ/ZWNJ stay: emoji sequences and some scripts need them.
+_INVISIBLE = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TAG = re.compile(r"<[^>]*>")
 _TRUNCATED_TAG = re.compile(r"<[a-zA-Z/!?][^<>]*\Z")
 
 
 def _normalise(text: str) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00ad", "")
+    text = _INVISIBLE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     lines = (_HORIZONTAL_WS.sub(" ", line).strip() for line in text.split("\n"))
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip()
 

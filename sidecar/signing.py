@@ -26,6 +26,8 @@ from .sites import Site
 
 MAX_SKEW = 300
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+# ASCII digits only: str.isdigit() accepts '²' and other digits int() rejects.
+_TIMESTAMP = re.compile(r"^[0-9]{1,15}$")
 
 
 def signature(secret: str, timestamp: str, method: str, path: str, nonce: str, body: bytes) -> str:
@@ -72,13 +74,15 @@ def verify(headers: Mapping[str, str], method: str, path: str, body: bytes,
     if not (site_id and ts and nonce and sig):
         raise Unauthorized("missing signature headers (X-Rtac-Site, -Timestamp, -Nonce, -Signature)",
                            code="missing_signature")
-    if not ts.isdigit() or abs((time.time() if now is None else now) - int(ts)) > MAX_SKEW:
+    if not _TIMESTAMP.fullmatch(ts) or abs((time.time() if now is None else now) - int(ts)) > MAX_SKEW:
         raise Unauthorized("timestamp is more than 300 seconds off; check the clocks", code="stale_timestamp")
-    if not _NONCE.match(nonce):
+    if not _NONCE.fullmatch(nonce):
         raise Unauthorized("nonce must be 16-128 characters of [A-Za-z0-9_-]", code="bad_nonce")
     site = find_site(site_id)
     # The same answer for an unknown site and a bad signature: no probing for site ids.
-    if site is None or not hmac.compare_digest(signature(site.secret, ts, method, path, nonce, body), sig.lower()):
+    # Compared as bytes: compare_digest raises TypeError on a non-ASCII str header.
+    if site is None or not hmac.compare_digest(signature(site.secret, ts, method, path, nonce, body).encode(),
+                                               sig.lower().encode("utf-8", "replace")):
         raise Unauthorized("signature does not match", code="bad_signature")
     if not nonces.claim(site.id, nonce):
         raise Unauthorized("nonce was already used", code="replayed_nonce")

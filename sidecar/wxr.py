@@ -163,7 +163,7 @@ _MAGIC = {b"\x1f\x8b": "gzip-compressed", b"PK\x03\x04": "a ZIP archive", b"%PDF
 
 _TRUNCATION_CODES = {expat.errors.codes[e] for e in (
     expat.errors.XML_ERROR_NO_ELEMENTS, expat.errors.XML_ERROR_UNCLOSED_TOKEN,
-    expat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION)}
+    expat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION, expat.errors.XML_ERROR_PARTIAL_CHAR)}
 
 
 def _describe(err: ET.ParseError, name: str, source: _EntityGuard) -> str:
@@ -174,10 +174,10 @@ def _describe(err: ET.ParseError, name: str, source: _EntityGuard) -> str:
             return f"{name}: the file is {what}, not XML; upload the plain .xml export"
     line, column = err.position
     reason = str(err).split(": line ")[0]
-    if (line, column) == (1, 0):
-        reason += " (the file does not start like XML; is it really a WordPress export?)"
-    elif err.code in _TRUNCATION_CODES:
+    if err.code in _TRUNCATION_CODES:
         reason += " (the file ends too early: truncated upload or export?)"
+    elif (line, column) == (1, 0):
+        reason += " (the file does not start like XML; is it really a WordPress export?)"
     return f"{name}: not well-formed XML at line {line}, column {column + 1}: {reason}"
 
 

@@ -121,3 +121,9 @@ def test_never_raises_and_output_is_normalised(html):
     assert text == text.strip()
     assert "\n\n\n" not in text
     assert "  " not in text
+
+
+def test_invisible_word_splitters_and_bidi_overrides_are_removed():
+    html = "<p>Kasutus\u00adtingimused al\u200bso t\u202ehir\u202cd \ufeffend \u200e\u2066x\u2069</p>"
+    assert html_to_text(html) == "Kasutustingimused also third end x"
+    assert html_to_text("👩\u200d💻") == "👩\u200d💻"  # the emoji joiner stays

@@ -143,7 +143,7 @@ def _usage(usage) -> Usage:
     # Only explicit caching on newer models reports writes; they are billed apart.
     written = (getattr(details, "cache_write_tokens", 0) if details else 0) or 0
     return Usage(
-        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
+        input_tokens=max(0, (usage.prompt_tokens or 0) - cached - written),
         output_tokens=usage.completion_tokens or 0,  # reasoning tokens included
         cache_read_input_tokens=cached,
         cache_creation_input_tokens=written,
