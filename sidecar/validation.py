@@ -19,7 +19,7 @@ _SOURCE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 def parse_json(body: bytes) -> dict:
     try:
         data = json.loads(body.decode("utf-8")) if body else None
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise BadRequest("body", f"invalid JSON ({exc.__class__.__name__})", code="invalid_json") from None
     if not isinstance(data, dict):
         raise BadRequest("body", "must be a JSON object", code="invalid_json")
@@ -37,6 +37,10 @@ def _str(data: dict, field: str, name: str, *, required: bool = True, max_len: i
         raise BadRequest(name, f"must be a string, got {type(value).__name__}")
     if len(value) > max_len:
         raise BadRequest(name, f"must be at most {max_len} characters, got {len(value)}")
+    try:
+        value.encode("utf-8")  # JSON may carry lone surrogates ("\ud800"): not text we can store
+    except UnicodeEncodeError:
+        raise BadRequest(name, "must be valid Unicode text (no lone surrogates)") from None
     if len(value.strip()) < min_len:
         raise BadRequest(name, "must not be empty")
     return value
@@ -73,7 +77,9 @@ def parse_visitor(data: dict) -> Visitor:
     vid = _str(v, "id", "visitor.id", max_len=128, min_len=1)
     wp = v.get("wp_user_id")
     if wp is not None:
-        if isinstance(wp, bool) or not isinstance(wp, (int, str)) or not str(wp).isdigit() or int(wp) <= 0:
+        # ASCII digits only: str.isdigit() accepts '²', which int() rejects.
+        if isinstance(wp, bool) or not isinstance(wp, (int, str)) or not re.fullmatch(r"[0-9]{1,20}", str(wp)) \
+                or int(wp) <= 0:
             raise BadRequest("visitor.wp_user_id", "must be a positive integer")
         wp = int(wp)
     return Visitor(vid.strip(), wp)
@@ -110,7 +116,9 @@ def parse_chat(data: dict) -> ChatInput:
         lead = False
     if not isinstance(lead, bool):
         raise BadRequest("lead_captured", "must be true or false")
-    raw_pinned = data.get("pinned") or []
+    raw_pinned = data.get("pinned")
+    if raw_pinned is None:
+        raw_pinned = []
     if not isinstance(raw_pinned, list):
         raise BadRequest("pinned", "must be a list of {title, content}")
     if len(raw_pinned) > MAX_PINNED:
@@ -132,10 +140,10 @@ def _modified(raw: str, name: str) -> datetime | None:
         return None
     try:
         dt = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
+        if dt.tzinfo is not None:
+            dt = dt.astimezone(timezone.utc).replace(tzinfo=None)  # OverflowError near year 1 / 9999
+    except (ValueError, OverflowError):
         raise BadRequest(name, f"must be ISO-8601, got {raw!r}") from None
-    if dt.tzinfo is not None:
-        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
     return dt
 
 

@@ -142,8 +142,13 @@ def test_empty_header_is_401(client, site, missing):
 
 
 def test_unsigned_chat_is_401_and_writes_nothing(client, site, engine):
-    resp = client.http.post("/v1/chat", data=body_of(chat_payload("Hi")), content_type="application/json")
+    from sqlalchemy import text
+    resp = client.http.post("/v1/chat", data=body_of(chat_payload("Hi")), content_type="application/json",
+                            headers={"X-Rtac-Site": site.id})
     assert_unauthorized(resp)
+    with engine.connect() as conn:
+        spaces = conn.execute(text("SELECT COUNT(*) FROM rtac_spaces WHERE site_id = :s"), {"s": site.id}).scalar()
+    assert spaces == 0
 
 
 def test_unknown_site_is_401(client, site):

@@ -46,43 +46,54 @@ def _overlap(terms: set[str], text: str, lang: str) -> int:
     return len(terms & set(tokens(text, lang)))
 
 
-def _pinned_answer(g: Grounding, terms: set[str]) -> list[str]:
-    """Lines of the pinned entries that share terms with the question; when the
-    question names an entry itself ("prices?" -> "Price list"), its opening lines."""
+def _pinned_lines(g: Grounding, terms: set[str]) -> list[str]:
+    """Lines of the pinned entries that share terms with the question, best first
+    but kept in their original order."""
     scored: list[tuple[int, int, str]] = []
     for e_index, entry in enumerate(g.pinned):
-        lines = [ln.strip() for ln in entry.content.splitlines() if ln.strip()]
-        title_hit = _overlap(terms, entry.title, g.lang) > 0
-        for l_index, line in enumerate(lines):
-            score = _overlap(terms, line, g.lang)
+        for l_index, line in enumerate(ln.strip() for ln in entry.content.splitlines()):
+            score = _overlap(terms, line, g.lang) if line else 0
             if score:
                 scored.append((score, -(e_index * 10_000 + l_index), line))
-        if title_hit and not any(s for s in scored):
-            return [f"{entry.title}:"] + lines[:MAX_LINES]
-    if not scored:
-        return []
     best = sorted(scored, reverse=True)[:MAX_LINES]
     return [line for _, _, line in sorted(best, key=lambda s: -s[1])]
 
 
-def _retrieved_answer(g: Grounding, terms: set[str]) -> tuple[list[str], GroundingEntry | None]:
+def _pinned_by_title(g: Grounding, terms: set[str]) -> tuple[int, list[str]]:
+    """When the question names an entry ("prices?" -> "Price list"): its opening lines."""
+    best = max(((_overlap(terms, e.title, g.lang), i) for i, e in enumerate(g.pinned)), default=(0, -1))
+    if not best[0]:
+        return 0, []
+    entry = g.pinned[best[1]]
+    lines = [ln.strip() for ln in entry.content.splitlines() if ln.strip()]
+    return best[0], [f"{entry.title}:"] + lines[:MAX_LINES]
+
+
+def _retrieved_answer(g: Grounding, terms: set[str]) -> tuple[int, list[str], GroundingEntry | None]:
     for entry in g.retrieved:  # FULLTEXT already ranked them
         sentences = [s.strip() for s in _SENTENCE.split(entry.content) if s.strip()]
-        hits = [(i, s) for i, s in enumerate(sentences) if _overlap(terms, s, g.lang)]
+        hits = [(_overlap(terms, s, g.lang), i, s) for i, s in enumerate(sentences)]
+        hits = [h for h in hits if h[0]]
         if hits:
-            best = sorted(hits, key=lambda h: -_overlap(terms, h[1], g.lang))[:2]
-            return [s for _, s in sorted(best)], entry
-    return [], None
+            best = sorted(hits, key=lambda h: -h[0])[:2]
+            return best[0][0], [s for _, _, s in sorted(best, key=lambda h: h[1])], entry
+    return 0, [], None
 
 
 def answer(g: Grounding) -> dict:
     t = texts(g.lang)
     terms = content_terms(g.question, g.lang)
-    lines = _pinned_answer(g, terms) if terms else []
+    # A pinned line that shares the question's terms answers, whatever retrieval found:
+    # that is the price rule. A pinned entry matched by its title alone is weaker
+    # evidence and yields to a retrieved passage that matches the question better.
+    lines = _pinned_lines(g, terms) if terms else []
+    title_score, title_lines = _pinned_by_title(g, terms) if terms and not lines else (0, [])
+    found_score, quoted, entry = _retrieved_answer(g, terms) if terms and not lines else (0, [], None)
+    if not lines and title_lines and title_score >= found_score:
+        lines = title_lines
     if lines:
         body = "\n".join([t["pinned"], *lines, "", t["note"]])
         return {"reply": body, "quick_replies": [], "action": "none", "unanswered": False, "forget": []}
-    quoted, entry = _retrieved_answer(g, terms) if terms else ([], None)
     if quoted and entry is not None:
         source = f"{t['source']}: {entry.title}" + (f" <{entry.url}>" if entry.url else "")
         body = "\n".join([t["found"], *(f"“{s}”" for s in quoted), source, "", t["note"]])

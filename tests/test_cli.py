@@ -1,0 +1,131 @@
+"""The `rtac` command line, run as a newcomer runs it: real processes, real server."""
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+RTAC = str(BIN / "rtac")
+
+WXR = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+     xmlns:wp="http://wordpress.org/export/1.2/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel><title>Shop</title><language>en-US</language>
+<item><title>Tandem rental</title><link>https://shop.test/tandem</link>
+<content:encoded><![CDATA[<!-- wp:paragraph --><p>We rent tandem bicycles for 25 € a day.</p><!-- /wp:paragraph -->]]></content:encoded>
+<wp:post_id>12</wp:post_id><wp:status>publish</wp:status><wp:post_type>page</wp:post_type><wp:post_password></wp:post_password>
+<wp:post_modified_gmt>2026-05-01 10:00:00</wp:post_modified_gmt></item>
+<item><title>Draft tandem</title><link>https://shop.test/?p=13</link>
+<content:encoded><![CDATA[<p>Secret draft about tandem discounts.</p>]]></content:encoded>
+<wp:post_id>13</wp:post_id><wp:status>draft</wp:status><wp:post_type>post</wp:post_type><wp:post_password></wp:post_password></item>
+</channel></rss>
+"""
+
+
+@pytest.fixture
+def env(database_url, master_key):
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith(("RTAC_", "ANTHROPIC_", "OPENAI_", "GEMINI_")):
+            del e[k]
+    e.update(RTAC_DATABASE_URL=database_url, RTAC_MASTER_KEY=base64.b64encode(master_key).decode())
+    return e
+
+
+def rtac(env, *args, stdin=None, check=True):
+    p = subprocess.run([RTAC, *args], env=env, input=stdin, capture_output=True, text=True, timeout=120)
+    if check and p.returncode != 0:
+        raise AssertionError(f"rtac {' '.join(args)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def test_init_db_is_idempotent(env):
+    assert "already up to date" in rtac(env, "init-db").stdout
+
+
+def test_site_add_prints_the_secret_and_refuses_duplicates(env):
+    site_id = "cli-" + os.urandom(4).hex()
+    out = rtac(env, "site", "add", site_id, "--default-lang", "et").stdout
+    assert f"define('RTAC_SITE_ID', '{site_id}');" in out and "RTAC_SIDECAR_SECRET" in out
+    dup = rtac(env, "site", "add", site_id, check=False)
+    assert dup.returncode == 2 and "already exists" in dup.stderr
+
+
+def test_missing_configuration_is_explained(env):
+    bad = {k: v for k, v in env.items() if k != "RTAC_MASTER_KEY"}
+    p = rtac(bad, "init-db", check=False)
+    assert p.returncode == 2 and "RTAC_MASTER_KEY is not set" in p.stderr
+
+
+def test_import_wxr_indexes_published_content_only(env, tmp_path, engine):
+    from sqlalchemy import select
+    from sidecar import tables
+    site_id = "wxr-" + os.urandom(4).hex()
+    rtac(env, "site", "add", site_id)
+    f = tmp_path / "export.xml"
+    f.write_text(WXR)
+    out = rtac(env, "import-wxr", str(f), "--site", site_id).stdout
+    assert "imported 1 published" in out
+    with engine.connect() as conn:
+        rows = conn.execute(select(tables.documents.c.source, tables.documents.c.source_id, tables.documents.c.lang)
+                            .where(tables.documents.c.site_id == site_id)).all()
+    assert [tuple(r) for r in rows] == [("page", "12", "en")]
+    broken = tmp_path / "broken.xml"
+    broken.write_text(WXR[:400])
+    p = rtac(env, "import-wxr", str(broken), "--site", site_id, check=False)
+    assert p.returncode == 2 and "broken.xml" in p.stderr
+
+
+def test_doctor_reports_config_database_provider_and_cache(env, tmp_path):
+    out = rtac(env, "doctor").stdout
+    assert "database  ok" in out and "provider  ok    offline" in out
+    claude = dict(env, RTAC_PROVIDER="anthropic", ANTHROPIC_API_KEY="k", RTAC_MODEL="claude-sonnet-4-6")
+    small = rtac(claude, "doctor").stdout
+    assert "cache     WARN" in small and "1024" in small
+    pinned = tmp_path / "pinned.json"
+    pinned.write_text(json.dumps([{"title": "Price list", "content": "\n".join(f"Service {i}: {i} €" for i in range(600))}]))
+    assert "cache     ok" in rtac(claude, "doctor", "--pinned", str(pinned)).stdout
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_newcomer_path_serve_demo_and_chat_in_the_terminal(env):
+    """What `make run` does, then `rtac chat --site demo`: grounded offline answers."""
+    subprocess.run([sys.executable, "-m", "sidecar.demo", "demo"], env=env, check=True, capture_output=True)
+    port = _free_port()
+    server = subprocess.Popen([RTAC, "serve", "--port", str(port), "--workers", "1"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        banner = server.stdout.readline()
+        assert "provider offline" in banner and "no vendor API key" in banner
+        for _ in range(100):
+            try:
+                health = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1))
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert health["db"] == "ok" and health["provider"] == "offline"
+        url = f"http://127.0.0.1:{port}"
+        out = rtac(env, "chat", "--site", "demo", "--url", url, "--lang", "en",
+                   stdin="How much is a basic service?\nIs there a warranty?\n").stdout
+        assert "Basic service: 45 €" in out and "35 €" not in out  # the pinned price, not the 2023 blog
+        assert "3-month warranty" in out and "Warranty and terms" in out
+        et = rtac(env, "chat", "--site", "demo", "--url", url, stdin="Kui palju maksab täishooldus?\n").stdout
+        assert "Täishooldus: 89 €" in et
+        ru = rtac(env, "chat", "--site", "demo", "--url", url, "--lang", "ru",
+                  stdin="Какая гарантия на работы?\n").stdout
+        assert "3 месяца" in ru
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=10)

@@ -1,0 +1,134 @@
+"""Customer data at rest: spaces, per-space keys wrapped by the master key, row
+identity as associated data, erasure by key destruction, master key rotation."""
+import os
+import secrets
+
+import pytest
+from sqlalchemy import func, select, update
+
+from sidecar import tables
+from sidecar.conversations import history
+from sidecar.crypto import DecryptionError, Keyring, keyed_hash, open_sealed, seal
+from sidecar.keys import rotate_master_key
+from sidecar.sites import SiteRegistry, add_site, load_site
+from sidecar.spaces import erase_space, find_space, identity_of, resolve_space
+from tests.conftest import chat_payload
+
+
+def test_seal_binds_key_and_identity():
+    key = os.urandom(32)
+    blob = seal(key, b"my phone is 5551234", "rtac/turn/s/1/c/1")
+    assert b"5551234" not in blob
+    assert open_sealed(key, blob, "rtac/turn/s/1/c/1") == b"my phone is 5551234"
+    with pytest.raises(DecryptionError):
+        open_sealed(key, blob, "rtac/turn/s/2/c/1")  # same bytes, another row's identity
+    with pytest.raises(DecryptionError):
+        open_sealed(os.urandom(32), blob, "rtac/turn/s/1/c/1")
+    with pytest.raises(DecryptionError):
+        open_sealed(key, blob[:-1] + bytes([blob[-1] ^ 1]), "rtac/turn/s/1/c/1")
+
+
+def test_identity_mapping():
+    assert identity_of("cookie-abc", None) == "v:cookie-abc"
+    assert identity_of("cookie-abc", 42) == identity_of("other-device", 42) == "wp:42"
+    assert keyed_hash(b"k" * 32, "identity", "wp:42") != keyed_hash(b"j" * 32, "identity", "wp:42")
+
+
+def test_space_per_site_and_identity_with_hashed_identity(engine, keyring, site):
+    with engine.begin() as conn:
+        a = resolve_space(conn, keyring, site, "v:alice")
+        again = resolve_space(conn, keyring, site, "v:alice")
+        b = resolve_space(conn, keyring, site, "v:bob")
+        row = conn.execute(select(tables.spaces).where(tables.spaces.c.id == a.id)).mappings().one()
+    assert a.id == again.id and a.key == again.key
+    assert b.id != a.id and b.key != a.key
+    assert b"alice" not in row["identity_hash"] and len(row["identity_hash"]) == 32
+    assert a.key not in row["wrapped_key"]
+
+
+def test_logged_in_user_keeps_the_conversation_space_across_devices(client, engine, site):
+    first = client.post("/v1/chat", chat_payload("hi", visitor="phone-cookie", wp_user_id=None) |
+                        {"visitor": {"id": "phone-cookie", "wp_user_id": 7}}).get_json()
+    second = client.post("/v1/chat", chat_payload("again", conversation_id=first["conversation_id"]) |
+                         {"visitor": {"id": "laptop-cookie", "wp_user_id": 7}}).get_json()
+    assert second["conversation_id"] == first["conversation_id"]
+    with engine.connect() as conn:
+        n = conn.execute(select(func.count()).select_from(tables.spaces).where(tables.spaces.c.site_id == site.id)).scalar_one()
+    assert n == 1
+
+
+def test_a_turn_copied_into_another_space_does_not_open(client, engine, keyring, site):
+    client.post("/v1/chat", chat_payload("my secret question", visitor="victim"))
+    with engine.begin() as conn:
+        victim = find_space(conn, keyring, site, "v:victim")
+        attacker = resolve_space(conn, keyring, site, "v:attacker")
+        turn = conn.execute(select(tables.turns).where(tables.turns.c.space_id == victim.id)).mappings().one()
+        # Even a copy that keeps the row identity fails: it is sealed under the victim's key.
+        with pytest.raises(DecryptionError):
+            attacker.open(turn["content_enc"], f"rtac/turn/{site.id}/{victim.id}/{turn['conversation_id']}/1")
+        assert history(conn, victim, turn["conversation_id"], 5, 30)[0][0] == "my secret question"
+
+
+def test_erasing_a_space_destroys_its_key_and_turns(client, engine, keyring, site):
+    body = client.post("/v1/chat", chat_payload("remember me", visitor="leaver")).get_json()
+    with engine.begin() as conn:
+        assert erase_space(conn, site, "v:leaver") is True
+        assert find_space(conn, keyring, site, "v:leaver") is None
+        left = conn.execute(select(func.count()).select_from(tables.turns).where(
+            tables.turns.c.conversation_id == body["conversation_id"])).scalar_one()
+        usage_rows = conn.execute(select(func.count()).select_from(tables.usage).where(
+            tables.usage.c.site_id == site.id)).scalar_one()
+    assert left == 0
+    assert usage_rows == 1  # the owner's cost figures survive, with no link to the person
+    # Coming back later starts from nothing: a new space, a new key, a new conversation.
+    again = client.post("/v1/chat", chat_payload("hello", visitor="leaver",
+                                                 conversation_id=body["conversation_id"])).get_json()
+    assert again["conversation_id"] != body["conversation_id"]
+
+
+def test_master_key_rotation_rewraps_keys_without_touching_rows(client, engine, keyring, site):
+    client.post("/v1/chat", chat_payload("before rotation", visitor="rot"))
+    with engine.connect() as conn:
+        before = conn.execute(select(tables.turns.c.content_enc).where(tables.turns.c.site_id == site.id)).scalars().all()
+    new = Keyring(os.urandom(32))
+    counts = rotate_master_key(engine, keyring, new)
+    try:
+        assert counts["sites"] >= 1 and counts["spaces"] >= 1
+        with engine.connect() as conn:
+            after = conn.execute(select(tables.turns.c.content_enc).where(tables.turns.c.site_id == site.id)).scalars().all()
+            assert after == before  # rows untouched
+            reloaded = load_site(conn, new, site.id)
+            assert reloaded.secret == site.secret and reloaded.key == site.key
+            space = find_space(conn, new, reloaded, "v:rot")
+            conv = conn.execute(select(tables.turns.c.conversation_id).where(tables.turns.c.space_id == space.id)).scalar_one()
+            assert history(conn, space, conv, 5, 30) == [("before rotation", history(conn, space, conv, 5, 30)[0][1])]
+            with pytest.raises(DecryptionError):
+                load_site(conn, keyring, site.id)  # the old master key no longer opens anything
+    finally:
+        rotate_master_key(engine, new, keyring)  # other tests share this database
+
+
+def test_turns_past_retention_are_not_replayed_and_are_purged(client, engine, keyring, site):
+    from datetime import timedelta
+    from sidecar.conversations import purge_expired, utcnow
+    first = client.post("/v1/chat", chat_payload("old question", visitor="ret")).get_json()
+    with engine.begin() as conn:
+        conn.execute(update(tables.turns).where(tables.turns.c.conversation_id == first["conversation_id"])
+                     .values(created_at=utcnow() - timedelta(days=31)))
+        space = find_space(conn, keyring, site, "v:ret")
+        assert history(conn, space, first["conversation_id"], 5, 30) == []
+        conn.execute(update(tables.conversations).where(tables.conversations.c.id == first["conversation_id"])
+                     .values(updated_at=utcnow() - timedelta(days=31)))
+        assert purge_expired(conn, 30) >= 1
+        assert conn.execute(select(func.count()).select_from(tables.conversations).where(
+            tables.conversations.c.id == first["conversation_id"])).scalar_one() == 0
+
+
+def test_sites_have_their_own_secret_and_key(engine, keyring):
+    a = add_site(engine, keyring, "own-a-" + secrets.token_hex(4))
+    b = add_site(engine, keyring, "own-b-" + secrets.token_hex(4), secret="s" * 20, default_lang="et-EE")
+    assert a.secret != b.secret and a.key != b.key and b.default_lang == "et"
+    with engine.connect() as conn:
+        row = conn.execute(select(tables.sites).where(tables.sites.c.id == b.id)).mappings().one()
+    assert b"s" * 20 not in row["secret_enc"]
+    assert SiteRegistry(engine, keyring).require(b.id).secret == "s" * 20
