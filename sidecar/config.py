@@ -24,7 +24,7 @@ _KEYS = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
     "GEMINI_API_KEY", "RTAC_GEMINI_BASE_URL",
     "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
-    "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES",
+    "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES", "RTAC_TURN_DEADLINE", "RTAC_PROVIDER_ATTEMPTS",
 )
 
 
@@ -46,6 +46,10 @@ class Config:
     retention_days: int = 30
     max_tokens: int = 1024
     provider_timeout: float = 30.0
+    # The whole turn's time for vendors, retries and failover included; the plugin's
+    # HTTP timeout must be longer.
+    turn_deadline: float = 40.0
+    provider_attempts: int = 3
     max_body_bytes: int = 2 * 1024 * 1024
 
     def api_key(self, provider: str) -> str:
@@ -71,6 +75,17 @@ def _int(values: Mapping[str, str], key: str, default: int, minimum: int = 0) ->
         raise ConfigError(f"{key} must be an integer, got {raw!r}") from None
     if value < minimum:
         raise ConfigError(f"{key} must be at least {minimum}, got {value}")
+    return value
+
+
+def _seconds(values: Mapping[str, str], key: str, default: float) -> float:
+    raw = values.get(key, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        raise ConfigError(f"{key} must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{key} must be positive")
     return value
 
 
@@ -116,10 +131,8 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
                           ("gemini", "RTAC_GEMINI_BASE_URL"))
         if values.get(key, "").strip()
     }
-    try:
-        timeout = float(values.get("RTAC_PROVIDER_TIMEOUT", "") or 30.0)
-    except ValueError:
-        raise ConfigError("RTAC_PROVIDER_TIMEOUT must be a number of seconds") from None
+    timeout = _seconds(values, "RTAC_PROVIDER_TIMEOUT", 30.0)
+    deadline = _seconds(values, "RTAC_TURN_DEADLINE", 40.0)
 
     return Config(
         database_url=database_url,
@@ -137,6 +150,8 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         retention_days=_int(values, "RTAC_RETENTION_DAYS", 30, minimum=1),
         max_tokens=_int(values, "RTAC_MAX_TOKENS", 1024, minimum=64),
         provider_timeout=timeout,
+        turn_deadline=deadline,
+        provider_attempts=_int(values, "RTAC_PROVIDER_ATTEMPTS", 3, minimum=1),
         max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=64 * 1024),
     )
 

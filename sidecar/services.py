@@ -12,8 +12,10 @@ from .config import Config
 from .conversations import purge_expired
 from .crypto import Keyring
 from .db import create_engine
+from .errors import ProviderNotConfigured
 from .providers import make_provider
 from .providers.base import Provider
+from .providers.chain import ProviderChain, RetryPolicy
 from .providers.offline import OfflineProvider
 from .signing import NonceStore
 from .sites import SiteRegistry
@@ -28,8 +30,7 @@ class Services:
     keyring: Keyring
     sites: SiteRegistry
     nonces: NonceStore
-    provider: Provider
-    model: str
+    chain: ProviderChain
     offline: OfflineProvider = field(default_factory=OfflineProvider)
     _last_maintenance: float = 0.0
     _maintenance_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -38,10 +39,16 @@ class Services:
     def build(cls, config: Config, engine: Engine | None = None) -> "Services":
         engine = engine or create_engine(config.database_url)
         keyring = Keyring(config.master_key)
-        provider = make_provider(config.provider, config)
         return cls(config=config, engine=engine, keyring=keyring, sites=SiteRegistry(engine, keyring),
-                   nonces=NonceStore(engine), provider=provider,
-                   model=config.model or provider.default_model)
+                   nonces=NonceStore(engine), chain=build_chain(config))
+
+    @property
+    def provider(self) -> Provider:
+        return self.chain.primary
+
+    @property
+    def model(self) -> str:
+        return self.chain.links[0][1] if self.chain.links else self.offline.default_model
 
     def maybe_maintain(self, every: float = 600.0) -> None:
         """Expired nonces and turns past retention go, at most once per `every`
@@ -62,3 +69,21 @@ class Services:
                 self._maintenance_lock.release()
 
         threading.Thread(target=run, name="rtac-maintenance", daemon=True).start()
+
+
+def build_chain(config: Config) -> ProviderChain:
+    """The primary must be usable (a missing key for it is a configuration error);
+    a fallback without its key is left out with a warning, not fatal."""
+    primary = make_provider(config.provider, config)
+    links = [(primary, config.model or primary.default_model)]
+    for name in config.fallback_providers:
+        if name == config.provider:
+            continue
+        try:
+            fallback = make_provider(name, config)
+        except ProviderNotConfigured as exc:
+            log.warning("fallback provider left out: %s", exc.message)
+            continue
+        links.append((fallback, fallback.default_model))
+    policy = RetryPolicy(attempts=config.provider_attempts, deadline=config.turn_deadline)
+    return ProviderChain(links, policy)

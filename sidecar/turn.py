@@ -1,8 +1,9 @@
 """One chat turn, flowing one way:
 request -> space -> history + retrieval -> budget -> prompt -> provider -> parse/clamp -> store -> response.
 
-A vendor failure degrades the answer (the offline provider answers from the same
-knowledge), it never drops the turn: the turn is stored either way.
+A vendor failure degrades the answer (after the provider chain's retries and
+failover, the offline provider answers from the same knowledge); it never drops
+the turn: the turn is stored either way.
 """
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ import logging
 from . import unanswered, usage
 from .budget import pack
 from .conversations import append_turn, find_conversation, history, new_conversation_id
-from .errors import ProviderError
 from .prompt import build
-from .providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry
+from .providers.base import ChatRequest, Grounding, GroundingEntry
 from .reply import REPLY_SCHEMA, Reply, parse_reply
 from .retrieval import retrieve
 from .services import Services
@@ -22,17 +22,6 @@ from .spaces import identity_of, resolve_space, touch
 from .validation import ChatInput
 
 log = logging.getLogger("rtac.turn")
-
-
-def _ask(svc: Services, request: ChatRequest) -> tuple[ChatResult, bool]:
-    """(result, failed over). Retries and a failover chain are the provider layer's
-    to add; here any vendor error falls straight to the offline answer."""
-    try:
-        return svc.provider.chat(request), False
-    except ProviderError as exc:
-        log.warning("provider failed, answering offline: %s (status=%s retryable=%s)",
-                    exc.message, exc.http_status, exc.retryable)
-        return svc.offline.chat(request), True
 
 
 def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
@@ -57,13 +46,13 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
         timeout=cfg.provider_timeout,
         grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved))
 
-    result, failed_over = _ask(svc, request)
+    result = svc.chain.chat(request).result
     reply = parse_reply(result.text)
     if not reply.reply:  # an empty answer helps nobody: quote the knowledge instead
-        result, failed_over = svc.offline.chat(request), True
+        result = svc.offline.chat(request)
         reply = parse_reply(result.text)
-    if failed_over:
-        # The visitor's question may deserve a person: offer the contact card.
+    if result.degraded and svc.provider.name != "offline":
+        # Every vendor failed: the visitor may need a person, so offer the contact card.
         reply = Reply(reply.reply, reply.quick_replies, "show_contact", reply.unanswered, [])
 
     with svc.engine.begin() as conn:

@@ -21,10 +21,16 @@ def fake():
 
 
 @pytest.fixture
-def claude(make_services, make_client, site, fake):
+def sleeps():
+    return []
+
+
+@pytest.fixture
+def claude(make_services, make_client, site, fake, sleeps):
     svc = make_services(provider="anthropic", api_keys={"anthropic": "test-key"},
-                        base_urls={"anthropic": fake.base_url}, provider_timeout=2.0)
+                        base_urls={"anthropic": fake.base_url}, provider_timeout=1.0, turn_deadline=3.0)
     assert isinstance(svc.provider, AnthropicProvider)
+    svc.chain.sleep = sleeps.append  # backoff waits are recorded, not slept
     return make_client(svc, site)
 
 
@@ -81,11 +87,11 @@ def test_fenced_json_plain_text_oversized_buttons_and_unknown_action(claude, fak
     assert body["quick_replies"] == ["x" * 40, "b", "c"] and body["action"] == "none"
 
 
-@pytest.mark.parametrize("status,kind", [(429, "rate_limit_error"), (529, "overloaded_error"),
-                                         (500, "api_error"), (400, "invalid_request_error")])
-def test_vendor_errors_degrade_never_drop_the_turn(claude, fake, engine, site, status, kind):
+@pytest.mark.parametrize("status,kind,requests", [(429, "rate_limit_error", 3), (529, "overloaded_error", 3),
+                                                  (500, "api_error", 3), (400, "invalid_request_error", 1)])
+def test_vendor_errors_degrade_never_drop_the_turn(claude, fake, engine, site, sleeps, status, kind, requests):
     put_docs(claude, BLOG)
-    fake.script(error(status, kind, "boom", retry_after=1 if status == 429 else None))
+    fake.script(*[error(status, kind, "boom", retry_after=1 if status == 429 else None)] * 3)
     body = ask(claude)
     assert body["degraded"] is True and body["usage"]["provider"] == "offline"
     # The offline answer keeps the price rule: the pinned price, never the old blog's.
@@ -95,14 +101,29 @@ def test_vendor_errors_degrade_never_drop_the_turn(claude, fake, engine, site, s
     with engine.connect() as conn:
         turn = conn.execute(select(tables.turns).where(tables.turns.c.site_id == site.id)).mappings().one()
     assert turn["degraded"] and turn["provider"] == "offline"
-    assert len(fake.requests) == 1  # no hidden SDK retries
+    # Retryable errors are retried by our chain alone (no hidden SDK retries); a 400 is not.
+    assert len([r for r in fake.requests if r.path.endswith("/messages")]) == requests
+    assert len(sleeps) == requests - 1
+    if status == 429:
+        assert sleeps == [1.0, 1.0]  # Retry-After honoured
 
 
-def test_a_timeout_degrades_too(claude, fake, engine, site):
-    fake.script(delay(5, reply_json({"reply": "late", "quick_replies": [], "action": "none",
-                                      "unanswered": False, "forget": []})))
+def test_a_transient_error_is_retried_and_answered(claude, fake, engine, site, sleeps):
+    fake.script(error(529, "overloaded_error", "busy"), error(503, "api_error", "unavailable"),
+                reply_json({"reply": "Basic service is 45 €.", "quick_replies": [], "action": "none",
+                            "unanswered": False, "forget": []}))
+    body = ask(claude)
+    assert body["degraded"] is False and body["reply"] == "Basic service is 45 €."
+    assert len(fake.requests) == 3 and len(sleeps) == 2
+
+
+def test_a_slow_vendor_hits_the_turn_deadline_and_degrades(claude, fake, engine, site):
+    late = reply_json({"reply": "late", "quick_replies": [], "action": "none", "unanswered": False, "forget": []})
+    fake.script(*[delay(5, late)] * 5)
     body = ask(claude)
     assert body["degraded"] is True and count(engine, tables.turns, site) == 1
+    # 1 s per attempt inside a 3 s deadline: never more than three attempts.
+    assert 1 <= len(fake.requests) <= 3
 
 
 def test_conversation_continues_with_history_and_is_sealed_at_rest(claude, fake, engine, site):
