@@ -94,6 +94,10 @@ def _length(atoms: list[_Atom]) -> int:
     return sum(len(a.text) for a in atoms) + sum(len(a.sep) for a in atoms[1:])
 
 
+def _fits(atoms: list[_Atom], atom: _Atom, limit: int) -> bool:
+    return _length(atoms) + len(atom.sep) + len(atom.text) <= limit
+
+
 def _overlap(atoms: list[_Atom], overlap_chars: int) -> list[_Atom]:
     """Trailing whole atoms worth at most overlap_chars; never the whole chunk,
     or the next chunk would contain this one entirely."""
@@ -114,7 +118,8 @@ def chunk_text(title: str, text: str, *, target_chars: int = 900, max_chars: int
     caller stores and shows it separately."""
     if not 0 < target_chars <= max_chars or not 0 <= overlap_chars < target_chars:
         raise ValueError("need 0 < target_chars <= max_chars and 0 <= overlap_chars < target_chars")
-    paragraphs = [p for p in _PARAGRAPHS.split(text.replace("\r\n", "\n").replace("\r", "\n").strip()) if p.strip()]
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    paragraphs = [p for p in _PARAGRAPHS.split(text) if p.strip()]
 
     chunks: list[str] = []
     current: list[_Atom] = []
@@ -134,18 +139,16 @@ def chunk_text(title: str, text: str, *, target_chars: int = 900, max_chars: int
         if fresh and small_para and _length(current) + 2 + para_len > target_chars:
             flush()
         for atom in atoms:
-            size = _length(current) + len(atom.sep) + len(atom.text)
-            only_this_para = all(a.para == para_no for a in current[len(current) - fresh:])
-            if not current or size <= target_chars:
-                pass
-            elif (not fresh or (small_para and only_this_para)) and size <= max_chars:
-                pass
-            elif not fresh:
-                current = []  # the overlap and this atom do not fit together
-            else:
-                flush()
-                if _length(current) + len(atom.sep) + len(atom.text) > max_chars:
-                    current = []
+            if current and not _fits(current, atom, target_chars):
+                # Past the target, a chunk may still grow to max_chars to hold the
+                # overlap plus one atom, or to finish a small paragraph it started.
+                only_this_para = all(a.para == para_no for a in current[len(current) - fresh:])
+                may_grow = not fresh or (small_para and only_this_para)
+                if not (may_grow and _fits(current, atom, max_chars)):
+                    if fresh:
+                        flush()
+                    if not _fits(current, atom, max_chars):
+                        current = []  # the overlap and this atom do not fit together
             current.append(atom)
             fresh += 1
     if fresh:

@@ -185,6 +185,28 @@ _INVISIBLE = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u20
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _TAG = re.compile(r"<[^>]*>")
 _TRUNCATED_TAG = re.compile(r"<[a-zA-Z/!?][^<>]*\Z")
+_MARKUP_START = re.compile(r"<(?=[a-zA-Z/!?])")
+_TAG_REST = re.compile(r"[^<>]*>")
+
+
+def _defuse_unclosed(html: str) -> str:
+    """Turn a '<' that opens a tag or comment which never closes into '&lt;'.
+
+    html.parser rescans the rest of the input for every such '<', which is
+    quadratic: a few dozen KB of "<a <a <a" takes minutes. A tag must close
+    before the next '<'; a comment needs a '-->' somewhere after it.
+    """
+    last_comment_end = html.rfind("-->")
+
+    def check(m: re.Match) -> str:
+        i = m.start()
+        if html.startswith("<!--", i):
+            closed = last_comment_end >= i + 4
+        else:
+            closed = _TAG_REST.match(html, i + 1) is not None
+        return "<" if closed else "&lt;"
+
+    return _MARKUP_START.sub(check, html)
 
 
 def _normalise(text: str) -> str:
@@ -200,8 +222,9 @@ def html_to_text(html: str) -> str:
     """
     if not html:
         return ""
-    # A tag cut off at the end would otherwise come out as literal text.
-    source = _TRUNCATED_TAG.sub("", _strip_shortcodes(html))
+    source = _strip_shortcodes(html)
+    source = _TRUNCATED_TAG.sub("", source)  # a tag cut off at the end is not text
+    source = _defuse_unclosed(source)
     try:
         parser = _TextExtractor(keep_newlines="<!-- wp:" not in source)
         parser.feed(source)

@@ -43,7 +43,6 @@ NON_CONTENT_TYPES = frozenset({
 _LANGUAGE_DOMAINS = ("language", "wpml_language")  # Polylang, WPML
 _LANGUAGE_META_KEYS = ("_wpml_language", "_icl_lang_code")  # WPML
 _LANG_TAG = re.compile(r"^([a-z]{2,3})(?:[-_][a-z0-9]+)*$")
-_READ_SIZE = 64 * 1024
 
 
 def normalise_lang(value: str | None) -> str | None:
@@ -103,8 +102,8 @@ class _EntityGuard:
         return data
 
 
-def _text(elem: ET.Element | None) -> str:
-    return (elem.text or "").strip() if elem is not None else ""
+def _text(elem: ET.Element) -> str:
+    return (elem.text or "").strip()
 
 
 def _iso_utc(value: str) -> str | None:
@@ -159,8 +158,6 @@ def _item_document(item: ET.Element, default_lang: str | None) -> dict | None:
 
 
 _MAGIC = {b"\x1f\x8b": "gzip-compressed", b"PK\x03\x04": "a ZIP archive", b"%PDF": "a PDF"}
-
-
 _TRUNCATION_CODES = {expat.errors.codes[e] for e in (
     expat.errors.XML_ERROR_NO_ELEMENTS, expat.errors.XML_ERROR_UNCLOSED_TOKEN,
     expat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION, expat.errors.XML_ERROR_PARTIAL_CHAR)}
@@ -187,15 +184,23 @@ def parse_wxr(path_or_file: str | os.PathLike | IO[bytes], default_lang: str | N
 
     `lang` comes from the item's Polylang or WPML language when present, else
     `default_lang`, else the channel's <language>; None when nothing says.
-    Raises WxrError for anything that is not a well-formed WXR file.
+    Items are read lazily: WxrError, for anything that is not a well-formed
+    WXR file, is raised while iterating.
     """
+    fallback_lang = normalise_lang(default_lang)
+    if default_lang is not None and fallback_lang is None:
+        raise ValueError(f"default_lang {default_lang!r} is not a language tag")
+    return _documents(path_or_file, fallback_lang)
+
+
+def _documents(path_or_file, default_lang: str | None) -> Iterator[dict]:
     if hasattr(path_or_file, "read"):
         raw, name, owned = path_or_file, str(getattr(path_or_file, "name", "<stream>")), False
     else:
         name = os.fspath(path_or_file)
         raw, owned = open(name, "rb"), True
     try:
-        yield from _parse(_EntityGuard(raw, name), name, normalise_lang(default_lang))
+        yield from _parse(_EntityGuard(raw, name), name, default_lang)
     finally:
         if owned:
             raw.close()

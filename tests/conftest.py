@@ -6,8 +6,10 @@ import base64
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,19 +34,21 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def mariadb(tmp_path_factory):
+def mariadb():
     """(host, port) of a MariaDB server of our own; RTAC_TEST_SERVER_URL reuses an existing one."""
     if os.environ.get("RTAC_TEST_SERVER_URL"):
         yield os.environ["RTAC_TEST_SERVER_URL"]
         return
-    # Short path: the server's unix socket must fit in 108 bytes.
-    datadir = Path(tmp_path_factory.mktemp("mdb"))
+    # Not under pytest's tmp_path: pytest prunes old base dirs, which may belong to
+    # another pytest still running. Short path: the unix socket must fit in 108 bytes.
+    datadir = Path(tempfile.mkdtemp(prefix="rtac-mdb-"))
     port = _free_port()
     subprocess.run([str(MARIADB_LOCAL), "start", str(datadir), str(port)], check=True)
     try:
         yield f"mysql+pymysql://root@127.0.0.1:{port}"
     finally:
         subprocess.run([str(MARIADB_LOCAL), "stop", str(datadir)], check=False)
+        shutil.rmtree(datadir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,3 +1,5 @@
+import time
+
 from hypothesis import given, settings, strategies as st
 
 from sidecar.htmltext import html_to_text
@@ -101,6 +103,15 @@ def test_malformed_html_degrades_to_text():
     assert html_to_text("<p>unclosed <b>bold <div>x < y and <3") == "unclosed bold\nx < y and <3"
     assert html_to_text("<p>Cut off here <a href=\"https://exa") == "Cut off here"
     assert html_to_text("</p></div>stray closers</li>") == "stray closers"
+
+
+def test_unclosed_tags_and_comments_cost_linear_time():
+    # html.parser alone needs about a minute for this (it rescans after every unclosed '<').
+    hostile = "<p>still parsed</p>" + "<a " * 10000 + "<!-- " * 10000
+    start = time.monotonic()
+    text = html_to_text(hostile)
+    assert time.monotonic() - start < 5
+    assert text.startswith("still parsed\n\n<a <a <a") and text.endswith("<!-- <!--")
 
 
 def test_empty_input():

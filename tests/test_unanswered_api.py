@@ -275,10 +275,20 @@ class MeteredProvider:
                           model=self.default_model, degraded=False)
 
 
+def use_provider(services, provider) -> None:
+    """Make `provider` the one every turn asks (through the provider chain when there is one)."""
+    if hasattr(services, "chain"):
+        from sidecar.providers.chain import ProviderChain
+        services.chain = ProviderChain([(provider, provider.default_model)])
+    else:
+        services.provider = provider
+        services.model = provider.default_model
+
+
 def test_stats_add_up_tokens_share_and_cost(make_services, make_client, site):
     services = make_services()
     provider = MeteredProvider(unanswered=[False, True])
-    services.provider = provider
+    use_provider(services, provider)
     client = make_client(services, site)
 
     assert ask(client, "What does coffee cost?")["usage"]["cache_read_input_tokens"] == 3000

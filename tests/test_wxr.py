@@ -260,3 +260,8 @@ def test_entity_declaration_split_across_reads_is_refused():
 def test_doctype_without_entities_is_accepted():
     data = wxr(item(1, "x")).replace(b"<rss ", b'<!DOCTYPE rss SYSTEM "rss.dtd">\n<rss ', 1)
     assert [d["source_id"] for d in parse(data)] == ["1"]
+
+
+def test_bad_default_lang_is_a_programming_error():
+    with pytest.raises(ValueError):
+        parse_wxr(io.BytesIO(BILINGUAL), default_lang="English")

@@ -60,7 +60,7 @@ class ProviderChain:
         """Seconds before retry number `attempt` (1-based): the vendor's Retry-After
         when it gave one, else exponential with equal jitter."""
         if error.retry_after is not None:
-            return min(error.retry_after, self.policy.max_delay * 4)
+            return error.retry_after  # asked to wait longer than the turn allows: the caller moves on
         ceiling = min(self.policy.max_delay, self.policy.base_delay * 2 ** (attempt - 1))
         return ceiling / 2 + self.jitter() * ceiling / 2
 

@@ -1,0 +1,245 @@
+"""A throwaway MariaDB for the bench (scripts/mariadb-local), its databases, the
+bulk loader and the FULLTEXT optimisation that settles the index after loading."""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from sidecar.db import create_engine
+from sidecar.migrate import migrate
+
+from .corpus import Batch, _worker_batch
+
+ROOT = Path(__file__).resolve().parent.parent
+MARIADB_LOCAL = ROOT / "scripts" / "mariadb-local"
+BATCH_ROWS = 2000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalMariaDB:
+    """Started in a short temporary folder (the unix socket path must fit in 108
+    bytes), stopped and removed on exit, also on an exception, Ctrl-C or SIGTERM."""
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="rtacb-", dir="/tmp"))
+        self.port = free_port()
+        self.url = f"mysql+pymysql://root@127.0.0.1:{self.port}"
+        self._started = False
+        self._old_term = None
+
+    def __enter__(self) -> "LocalMariaDB":
+        self._old_term = signal.signal(signal.SIGTERM, _raise_exit)
+        subprocess.run([str(MARIADB_LOCAL), "start", str(self.dir), str(self.port)], check=True)
+        self._started = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+        if self._old_term is not None:
+            signal.signal(signal.SIGTERM, self._old_term)
+
+    def stop(self) -> None:
+        if self._started:
+            subprocess.run([str(MARIADB_LOCAL), "stop", str(self.dir)], check=False)
+            self._started = False
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def create_database(self, name: str) -> str:
+        admin = create_engine(self.url + "/mysql")
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS `{name}`"))
+            conn.execute(text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
+        admin.dispose()
+        url = f"{self.url}/{name}"
+        engine = create_engine(url)
+        migrate(engine)
+        engine.dispose()
+        return url
+
+
+def _raise_exit(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def server_info(engine: Engine) -> dict:
+    with engine.connect() as conn:
+        names = ("version", "innodb_buffer_pool_size", "innodb_ft_cache_size", "innodb_ft_min_token_size",
+                 "innodb_flush_log_at_trx_commit", "innodb_ft_enable_stopword")
+        in_list = ",".join(f"'{n}'" for n in names)
+        rows = conn.execute(text(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({in_list})")).all()
+    return {r[0]: r[1] for r in rows}
+
+
+# --- bulk loading ------------------------------------------------------------------------
+
+_DOC_SQL = ("INSERT INTO rtac_documents (id, site_id, source, source_id, lang, title, url, content_hash)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+_CHUNK_SQL = ("INSERT INTO rtac_chunks (id, site_id, document_id, lang, seq, content, search_text)"
+              " VALUES (%s, %s, %s, %s, %s, %s, %s)")
+
+
+@dataclass
+class LoadStats:
+    label: str
+    chunks: int = 0
+    documents: int = 0
+    chars: int = 0
+    terms: set = field(default_factory=set, repr=False)
+    lang_chunks: dict = field(default_factory=dict)
+    load_s: float = 0.0
+    optimize_s: float = 0.0
+    optimize_passes: int = 0
+    db_mb: float = 0.0
+
+    @property
+    def distinct_terms(self) -> int:
+        return len(self.terms)
+
+
+def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: int,
+                pool: multiprocessing.pool.Pool) -> LoadStats:
+    """n_chunks chunks for one site: generated (and indexed with the sidecar's
+    index_text) in a worker process while this one inserts the previous batch:
+    BATCH_ROWS chunks per executemany, one transaction per batch."""
+    stats = LoadStats(label)
+    started = time.perf_counter()
+    sizes = [BATCH_ROWS] * (n_chunks // BATCH_ROWS) + ([n_chunks % BATCH_ROWS] if n_chunks % BATCH_ROWS else [])
+    jobs = [(seed, label, i, n) for i, n in enumerate(sizes)]
+    raw = engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        cur.max_stmt_length = 4 * 1024 * 1024  # pymysql folds executemany into multi-row INSERTs
+        doc_id = chunk_id = 0
+        for batch in pool.imap(_worker_batch, jobs):
+            doc_rows, chunk_rows, first_doc = [], [], doc_id
+            for source, source_id, lang, title, digest in batch.docs:
+                doc_id += 1
+                doc_rows.append((doc_id, site_id, source, source_id, lang, title,
+                                 f"https://{site_id}.example/{lang}/{source}/{source_id}", digest))
+            for doc_index, lang, seq, content, search in batch.chunks:
+                chunk_id += 1
+                chunk_rows.append((chunk_id, site_id, first_doc + 1 + doc_index, lang, seq, content, search))
+                stats.lang_chunks[lang] = stats.lang_chunks.get(lang, 0) + 1
+            cur.executemany(_DOC_SQL, doc_rows)
+            cur.executemany(_CHUNK_SQL, chunk_rows)
+            raw.commit()
+            stats.documents += len(doc_rows)
+            stats.chunks += len(chunk_rows)
+            stats.chars += batch.chars
+            stats.terms |= batch.terms
+        cur.close()
+    finally:
+        raw.close()
+    stats.load_s = time.perf_counter() - started
+    return stats
+
+
+def optimize_fulltext(engine: Engine, database: str, stats: LoadStats) -> None:
+    """Settle the FULLTEXT index the way a production index settles.
+
+    After a bulk load the index is a pile of per-sync fragments (one node list per
+    word for every flush of the FTS cache). `OPTIMIZE TABLE` with
+    innodb_optimize_fulltext_only=ON syncs the cache and merges the word nodes, at
+    most innodb_ft_num_word_optimize words per statement, picking up where the
+    last left off. InnoDB merges only while it has deleted doc ids to purge, so one
+    sentinel chunk is inserted and deleted first; the run is complete when the
+    DELETED/BEING_DELETED tables are empty again."""
+    started = time.perf_counter()
+    with engine.connect() as conn:
+        conn.execute(text("INSERT INTO rtac_chunks (site_id, document_id, lang, seq, content, search_text)"
+                          " SELECT site_id, id, lang, 999999, 'sentinel', 'sentinel' FROM rtac_documents LIMIT 1"))
+        conn.commit()
+        conn.execute(text("DELETE FROM rtac_chunks WHERE seq = 999999"))
+        conn.commit()
+        old_words = conn.execute(text("SELECT @@GLOBAL.innodb_ft_num_word_optimize")).scalar_one()
+        conn.execute(text("SET GLOBAL innodb_ft_num_word_optimize = 10000"))
+        conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
+        conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = ON"))
+        try:
+            limit = math.ceil(max(stats.distinct_terms, 1) / 10000) * 2 + 5
+            for n in range(1, limit + 1):
+                conn.exec_driver_sql("OPTIMIZE TABLE rtac_chunks").all()
+                pending = conn.execute(text(
+                    "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_FT_DELETED)"
+                    " + (SELECT COUNT(*) FROM information_schema.INNODB_FT_BEING_DELETED)")).scalar_one()
+                stats.optimize_passes = n
+                if not pending:
+                    break
+            else:
+                raise RuntimeError(f"FULLTEXT optimize of {database} did not complete in {limit} passes")
+        finally:
+            conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = OFF"))
+            conn.execute(text(f"SET GLOBAL innodb_ft_num_word_optimize = {int(old_words)}"))
+            conn.execute(text("SET GLOBAL innodb_ft_aux_table = DEFAULT"))
+        conn.execute(text("ANALYZE TABLE rtac_chunks")).all()
+        size = conn.execute(text(
+            "SELECT SUM(data_length + index_length) FROM information_schema.TABLES"
+            " WHERE table_schema = DATABASE()")).scalar_one()
+    stats.db_mb = float(size or 0) / 1e6
+    stats.optimize_s = time.perf_counter() - started
+
+
+def fts_nodes(engine: Engine, database: str) -> tuple[int, int]:
+    """(word nodes, distinct words) of the on-disk FULLTEXT index: a merged index
+    has about one node per word. Reads every posting; only for small indexes."""
+    with engine.connect() as conn:
+        conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
+        try:
+            row = conn.execute(text(
+                "SELECT COUNT(DISTINCT word, first_doc_id), COUNT(DISTINCT word)"
+                " FROM information_schema.INNODB_FT_INDEX_TABLE")).one()
+        finally:
+            conn.execute(text("SET GLOBAL innodb_ft_aux_table = DEFAULT"))
+    return int(row[0]), int(row[1])
+
+
+def make_pool() -> multiprocessing.pool.Pool:
+    # One generator process: the other core is MariaDB's, inserting the previous batch.
+    return multiprocessing.get_context("fork").Pool(1)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def mem_total_gb() -> float:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def os_name() -> str:
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip('"')
+    except OSError:
+        pass
+    return os.uname().sysname
