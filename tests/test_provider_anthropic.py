@@ -69,7 +69,7 @@ def test_request_body_carries_cache_breakpoints_and_schema(fake, provider):
     assert body["max_tokens"] == 512
     assert body["system"] == [
         {"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}},
-        {"type": "text", "text": TAIL},
+        {"type": "text", "text": TAIL, "cache_control": {"type": "ephemeral"}},
     ]
     first, earlier, final = body["messages"]
     assert first == {"role": "user", "content": [{"type": "text", "text": "Do you ship to Norway?"}]}
@@ -105,9 +105,9 @@ def test_reply_text_and_usage_are_mapped(fake, provider):
     assert result.provider == "anthropic"
     assert result.model == "claude-haiku-5-5"
     assert result.usage.output_tokens == estimate_tokens(result.text)
-    assert result.usage.cache_creation_input_tokens == estimate_tokens(SYSTEM)
+    assert result.usage.cache_creation_input_tokens == estimate_tokens(SYSTEM) + estimate_tokens(TAIL)
     assert result.usage.cache_read_input_tokens == 0
-    assert result.usage.input_tokens == estimate_tokens(TAIL) + estimate_tokens("Hi")
+    assert result.usage.input_tokens == estimate_tokens("Hi")
 
 
 def test_three_turn_conversation_reads_earlier_turns_from_cache(provider):
@@ -119,10 +119,10 @@ def test_three_turn_conversation_reads_earlier_turns_from_cache(provider):
     turn3 = provider.chat(make_request([("user", u1), ("assistant", a1), ("user", u2),
                                         ("assistant", a2), ("user", u3)])).usage
 
-    assert (turn1.cache_read_input_tokens, turn1.cache_creation_input_tokens) == (0, t(SYSTEM))
-    # Turn 2: the system prompt is read; the tail and turn 1 are written behind it.
-    assert turn2.cache_read_input_tokens == t(SYSTEM)
-    assert turn2.cache_creation_input_tokens == t(TAIL) + t(u1) + t(a1)
+    assert (turn1.cache_read_input_tokens, turn1.cache_creation_input_tokens) == (0, t(SYSTEM) + t(TAIL))
+    # Turn 2: the whole system prompt is read; turn 1 is written behind it.
+    assert turn2.cache_read_input_tokens == t(SYSTEM) + t(TAIL)
+    assert turn2.cache_creation_input_tokens == t(u1) + t(a1)
     assert turn2.input_tokens == t(u2)
     # Turn 3: everything turn 2 cached is read; only the current message is fresh.
     assert turn3.cache_read_input_tokens == t(SYSTEM) + t(TAIL) + t(u1) + t(a1)

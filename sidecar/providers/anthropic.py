@@ -1,9 +1,13 @@
 """Anthropic Messages API through the official SDK.
 
-Caching layout: the stable `system` block carries the first breakpoint; `system_tail`
-sits right behind it, uncached. The second breakpoint sits on the last message before
-the current one, so from turn 2 on earlier turns are written once and then read. The
-current message never carries one: it holds this turn's retrieved context.
+Caching layout (three of the four breakpoints the API allows):
+1. the stable `system` block: shared by every visitor of the site;
+2. the short `system_tail` right behind it: stable within a conversation, so from
+   turn 2 on the whole system prompt is a cache read, and a tail that changes (the
+   visitor moved to another page) costs only its own few tokens as a cache write;
+3. the last message before the current one: each turn writes only its newest
+   exchange and reads all earlier ones.
+The current message never carries one: it holds this turn's retrieved context.
 """
 from __future__ import annotations
 
@@ -74,7 +78,7 @@ def _system_blocks(request: ChatRequest) -> list[dict]:
     if request.system:
         blocks.append({"type": "text", "text": request.system, "cache_control": _EPHEMERAL})
     if request.system_tail:
-        blocks.append({"type": "text", "text": request.system_tail})
+        blocks.append({"type": "text", "text": request.system_tail, "cache_control": _EPHEMERAL})
     return blocks
 
 

@@ -1,0 +1,396 @@
+"""Sidecar overhead per chat turn: the full signed POST /v1/chat through the Flask
+app with a provider that answers instantly, so what is timed is the sidecar alone.
+
+Three passes over one stream of conversations:
+1. measured: nothing patched, one perf_counter pair around each request;
+2. instrumented: sidecar functions wrapped with timers (per stage) and PyMySQL's
+   round trips counted (per statement kind), for the breakdown;
+3. profiled: cProfile over a few hundred turns, for the top functions.
+"""
+from __future__ import annotations
+
+import cProfile
+import io
+import json
+import pstats
+import random
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pymysql.connections
+
+import sidecar.api
+import sidecar.api.chat
+import sidecar.signing
+import sidecar.sites
+import sidecar.turn
+import sidecar.unanswered
+import sidecar.usage
+from sidecar.app import create_app
+from sidecar.config import Config
+from sidecar.providers.base import ChatRequest, ChatResult, Usage
+from sidecar.services import Services
+from sidecar.signing import sign_headers
+from sidecar.sites import Site
+
+from .corpus import Corpus
+from .stats import Summary
+
+# Visitors' languages on the Estonian demo business (the corpus is 45 % et).
+VISITOR_MIX = {"et": 0.40, "en": 0.25, "ru": 0.20, "es": 0.10, "ko": 0.05}
+# Conversation lengths: many one-question visitors, some short exchanges, long chats.
+LENGTHS = [(1, 0.35), (2, 0.10), (3, 0.10), (4, 0.05), (10, 0.40)]
+ACTIVE = 6               # conversations open at once; turns interleave between them
+RETURNING = 0.2          # share of new conversations started by a visitor seen before
+LOGGED_IN = 0.1          # visitors identified by their WordPress user id
+
+
+class InstantProvider:
+    """Answers at once with a valid rtac_reply in the visitor's language."""
+
+    name = "instant"
+    default_model = "instant"
+
+    def __init__(self, corpus: Corpus, seed: int):
+        rng = random.Random(f"replies-{seed}")
+        self.replies: dict[str, list[str]] = {}
+        for lang in VISITOR_MIX:
+            pool = []
+            for i in range(40):
+                pool.append(json.dumps({
+                    "reply": corpus.reply_text(rng, lang),
+                    "quick_replies": [corpus.question(rng, lang)[:40] for _ in range(rng.randint(0, 3))],
+                    "action": rng.choices(["none", "offer_booking", "offer_lead", "show_contact"],
+                                          [0.8, 0.1, 0.05, 0.05])[0],
+                    "unanswered": i % 20 == 0,  # 5 %: the unanswered-question log is written too
+                    "forget": [],
+                }, ensure_ascii=False))
+            self.replies[lang] = pool
+        self.calls = 0
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        lang = request.grounding.lang if request.grounding else "en"
+        pool = self.replies.get(lang) or self.replies["en"]
+        self.calls += 1
+        return ChatResult(text=pool[self.calls % len(pool)], usage=Usage(100, 20, 0, 0),
+                          provider="instant", model="instant")
+
+
+@dataclass
+class Conversation:
+    visitor: str
+    wp_user_id: int | None
+    lang: str
+    questions: list[str]
+    new_visitor: bool
+    conversation_id: str | None = None
+    done: int = 0
+
+
+@dataclass
+class TurnRecord:
+    seconds: float
+    turn_no: int          # 1 = the conversation's first turn
+    new_visitor: bool
+    lang: str
+
+
+class TurnStream:
+    """An endless, seeded stream of (conversation, message) pairs."""
+
+    def __init__(self, corpus: Corpus, seed: int):
+        self.corpus = corpus
+        self.rng = random.Random(f"turns-{seed}")
+        self.visitors: list[tuple[str, int | None, str]] = []
+        self.active: list[Conversation] = []
+        self.n_visitors = 0
+        self.conversations = 0
+
+    def _new_conversation(self) -> Conversation:
+        rng = self.rng
+        if self.visitors and rng.random() < RETURNING:
+            visitor, wp, lang = rng.choice(self.visitors)
+            new_visitor = False
+        else:
+            self.n_visitors += 1
+            visitor = f"bench-visitor-{self.n_visitors:06d}"
+            wp = 1000 + self.n_visitors if rng.random() < LOGGED_IN else None
+            lang = rng.choices(list(VISITOR_MIX), list(VISITOR_MIX.values()))[0]
+            self.visitors.append((visitor, wp, lang))
+            new_visitor = True
+        length = rng.choices([n for n, _ in LENGTHS], [w for _, w in LENGTHS])[0]
+        questions = [self.corpus.question(rng, lang, words_max=rng.choice((3, 4, 6, 8))) for _ in range(length)]
+        self.conversations += 1
+        return Conversation(visitor, wp, lang, questions, new_visitor)
+
+    def next(self) -> Conversation:
+        while len(self.active) < ACTIVE:
+            self.active.append(self._new_conversation())
+        return self.rng.choice(self.active)
+
+    def finished(self, conv: Conversation) -> None:
+        conv.done += 1
+        if conv.done >= len(conv.questions):
+            self.active.remove(conv)
+
+
+class ChatBench:
+    def __init__(self, database_url: str, master_key: bytes, site: Site, corpus: Corpus, seed: int,
+                 pinned: list[dict]):
+        self.config = Config(database_url=database_url, master_key=master_key, provider="offline")
+        self.services = Services.build(self.config)
+        self.services.provider = InstantProvider(corpus, seed)
+        self.services.model = "instant"
+        self.app = create_app(services=self.services)
+        self.http = self.app.test_client()
+        self.site = site
+        self.pinned = pinned
+        self.stream = TurnStream(corpus, seed)
+        self.errors: list[str] = []
+
+    def _payload(self, conv: Conversation) -> dict:
+        body = {"visitor": {"id": conv.visitor}, "message": conv.questions[conv.done], "lang": conv.lang,
+                "page": {"url": f"https://{self.site.id}.example/{conv.lang}/hinnakiri", "title": "Hinnakiri"},
+                "lead_captured": False, "pinned": self.pinned}
+        if conv.wp_user_id:
+            body["visitor"]["wp_user_id"] = conv.wp_user_id
+        if conv.conversation_id:
+            body["conversation_id"] = conv.conversation_id
+        return body
+
+    def turn(self) -> TurnRecord:
+        conv = self.stream.next()
+        body = json.dumps(self._payload(conv), ensure_ascii=False).encode()
+        headers = sign_headers(self.site.id, self.site.secret, "POST", "/v1/chat", body)
+        t0 = time.perf_counter()
+        resp = self.http.open("/v1/chat", method="POST", data=body, headers=headers,
+                              content_type="application/json")
+        elapsed = time.perf_counter() - t0
+        if resp.status_code != 200:
+            self.errors.append(f"{resp.status_code}: {resp.get_data(as_text=True)[:200]}")
+        else:
+            data = resp.get_json()
+            if conv.conversation_id and data["conversation_id"] != conv.conversation_id:
+                self.errors.append("conversation was not continued")
+            conv.conversation_id = data["conversation_id"]
+        record = TurnRecord(elapsed, conv.done + 1, conv.new_visitor and conv.done == 0, conv.lang)
+        self.stream.finished(conv)
+        return record
+
+    def run(self, n: int) -> tuple[list[TurnRecord], float, float]:
+        """n turns; (records, wall seconds, this process's CPU seconds)."""
+        records = []
+        w0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(n):
+            records.append(self.turn())
+        return records, time.perf_counter() - w0, time.process_time() - c0
+
+    # --- breakdown ------------------------------------------------------------------------
+    def instrumented(self, n: int) -> "Breakdown":
+        bd = Breakdown()
+        bd.install(self.services)
+        try:
+            records, wall, _ = self.run(n)
+        finally:
+            bd.uninstall(self.services)
+        bd.turns = n
+        bd.request_total = sum(r.seconds for r in records)
+        return bd
+
+    def profiled(self, n: int, top: int = 25) -> tuple[str, str]:
+        prof = cProfile.Profile()
+        prof.enable()
+        self.run(n)
+        prof.disable()
+        out = []
+        for key in ("tottime", "cumulative"):
+            buf = io.StringIO()
+            st = pstats.Stats(prof, stream=buf)
+            st.sort_stats(key).print_stats(top)
+            out.append(_trim_pstats(buf.getvalue(), n))
+        return out[0], out[1]
+
+
+def _trim_pstats(text: str, n_turns: int) -> str:
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.strip().startswith("ncalls")), 0)
+    head = [ln.strip() for ln in lines[:start] if "function calls" in ln]
+    body = [re.sub(r"\S*/(site-packages|lib/python3\.\d+|work/main)/", "", ln) for ln in lines[start:] if ln.strip()]
+    return "\n".join([f"{n_turns} turns; " + (head[0] if head else "")] + body)
+
+
+# --- instrumentation -------------------------------------------------------------------------
+
+_STAGES = [
+    # (module, attribute, label); the label's order is the report's order
+    (sidecar.api, "verify", "signature check (HMAC, site, nonce)"),
+    (sidecar.signing.NonceStore, "claim", "  nonce INSERT + COMMIT"),
+    (sidecar.sites.SiteRegistry, "get", "  site lookup (cached 30 s)"),
+    (sidecar.api.chat, "json_body", "JSON decode"),
+    (sidecar.api.chat, "parse_chat", "validation (parse_chat)"),
+    (sidecar.api.chat, "chat_turn", "chat_turn (all of it)"),
+    (sidecar.turn, "resolve_space", "  resolve_space (+ unwrap key)"),
+    (sidecar.turn, "find_conversation", "  find_conversation"),
+    (sidecar.turn, "history", "  history (SELECT + decrypt)"),
+    (sidecar.turn, "retrieve", "  retrieve (FULLTEXT)"),
+    (sidecar.turn, "pack", "  budget pack"),
+    (sidecar.turn, "build", "  prompt build"),
+    (sidecar.turn, "_ask", "  provider (instant)"),
+    (sidecar.turn, "parse_reply", "  parse_reply"),
+    (sidecar.turn, "append_turn", "  append_turn (encrypt + INSERTs)"),
+    (sidecar.usage, "record", "  usage.record"),
+    (sidecar.unanswered, "record", "  unanswered.record"),
+    (sidecar.turn, "touch", "  touch space"),
+    (Services, "maybe_maintain", "  maybe_maintain"),
+]
+_TX = ["  read transaction: open (pool checkout + ping)", "  read transaction: COMMIT + check-in",
+       "  write transaction: open (pool checkout + ping)", "  write transaction: COMMIT + check-in"]
+
+
+def _statement_kind(sql) -> str:
+    if isinstance(sql, bytes):
+        sql = sql.decode("utf-8", "replace")
+    head = sql.lstrip()[:12].upper()
+    verb = head.split(" ", 1)[0] if head else "?"
+    if "MATCH(" in sql:
+        return "SELECT rtac_chunks FULLTEXT"
+    m = re.search(r"\b(?:FROM|INTO|UPDATE)\s+`?(\w+)", sql, re.IGNORECASE)
+    return f"{verb} {m.group(1)}" if m else verb
+
+
+@dataclass
+class Breakdown:
+    turns: int = 0
+    request_total: float = 0.0
+    stage_s: dict = field(default_factory=lambda: defaultdict(float))
+    stage_n: dict = field(default_factory=lambda: defaultdict(int))
+    db_s: dict = field(default_factory=lambda: defaultdict(float))
+    db_n: dict = field(default_factory=lambda: defaultdict(int))
+    _restore: list = field(default_factory=list)
+    _tx_index: int = 0
+
+    def _add(self, label: str, seconds: float) -> None:
+        self.stage_s[label] += seconds
+        self.stage_n[label] += 1
+
+    def _wrap(self, owner, attr: str, label: str) -> None:
+        orig = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        add, bd = self._add, self
+
+        def timed(*args, **kwargs):
+            if label == "chat_turn (all of it)":
+                bd._tx_index = 0
+            t = time.perf_counter()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                add(label, time.perf_counter() - t)
+
+        setattr(owner, attr, timed)
+        self._restore.append((owner, attr, orig))
+
+    def _wrap_db(self, name: str) -> None:
+        orig = getattr(pymysql.connections.Connection, name)
+        db_s, db_n = self.db_s, self.db_n
+
+        if name == "query":
+            def timed(conn, sql, *args, **kwargs):
+                kind = _statement_kind(sql)
+                t = time.perf_counter()
+                try:
+                    return orig(conn, sql, *args, **kwargs)
+                finally:
+                    db_s[kind] += time.perf_counter() - t
+                    db_n[kind] += 1
+        else:
+            label = {"ping": "ping (pool pre-ping)"}.get(name, name.upper())
+
+            def timed(conn, *args, **kwargs):
+                t = time.perf_counter()
+                try:
+                    return orig(conn, *args, **kwargs)
+                finally:
+                    db_s[label] += time.perf_counter() - t
+                    db_n[label] += 1
+
+        setattr(pymysql.connections.Connection, name, timed)
+        self._restore.append((pymysql.connections.Connection, name, orig))
+
+    def install(self, services: Services) -> None:
+        for owner, attr, label in _STAGES:
+            self._wrap(owner, attr, label)
+        for name in ("query", "commit", "rollback", "ping"):
+            self._wrap_db(name)
+        self._engine = services.engine
+        services.engine = _EngineProxy(services.engine, self)
+
+    def uninstall(self, services: Services) -> None:
+        for owner, attr, orig in reversed(self._restore):
+            setattr(owner, attr, orig)
+        self._restore.clear()
+        services.engine = self._engine
+
+    def per_turn_ms(self, label: str) -> float:
+        return self.stage_s.get(label, 0.0) * 1000.0 / self.turns
+
+    def stage_rows(self) -> list[tuple[str, float, float]]:
+        """(label, ms per turn, calls per turn), in the order a turn runs."""
+        order = [label for _, _, label in _STAGES]
+        idx = order.index("  resolve_space (+ unwrap key)")
+        order[idx:idx] = [_TX[0]]
+        idx = order.index("  budget pack")
+        order[idx:idx] = [_TX[1]]
+        idx = order.index("  append_turn (encrypt + INSERTs)")
+        order[idx:idx] = [_TX[2]]
+        idx = order.index("  maybe_maintain")
+        order[idx:idx] = [_TX[3]]
+        return [(label, self.per_turn_ms(label), self.stage_n.get(label, 0) / self.turns) for label in order]
+
+    def db_rows(self) -> list[tuple[str, float, float, float]]:
+        """(statement kind, round trips per turn, mean ms, ms per turn), most time first."""
+        rows = [(k, self.db_n[k] / self.turns, self.db_s[k] * 1000.0 / self.db_n[k], self.db_s[k] * 1000.0 / self.turns)
+                for k in self.db_n]
+        return sorted(rows, key=lambda r: -r[3])
+
+
+class _EngineProxy:
+    """services.engine for chat_turn: times opening and committing its two transactions."""
+
+    def __init__(self, engine, bd: Breakdown):
+        self._engine, self._bd = engine, bd
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def begin(self):
+        return _TimedBegin(self._engine.begin(), self._bd)
+
+
+class _TimedBegin:
+    def __init__(self, cm, bd: Breakdown):
+        self._cm, self._bd = cm, bd
+        self._which = 0 if bd._tx_index == 0 else 2
+        bd._tx_index += 1
+
+    def __enter__(self):
+        t = time.perf_counter()
+        conn = self._cm.__enter__()
+        self._bd._add(_TX[self._which], time.perf_counter() - t)
+        return conn
+
+    def __exit__(self, *exc):
+        t = time.perf_counter()
+        try:
+            return self._cm.__exit__(*exc)
+        finally:
+            self._bd._add(_TX[self._which + 1], time.perf_counter() - t)
+
+
+def summarize(records: list[TurnRecord]) -> dict[str, Summary]:
+    groups = {"all turns": [r.seconds for r in records],
+              "first turn of a new visitor": [r.seconds for r in records if r.new_visitor],
+              "first turn, returning visitor": [r.seconds for r in records if r.turn_no == 1 and not r.new_visitor],
+              "continuing turns (2-10)": [r.seconds for r in records if r.turn_no > 1]}
+    return {k: Summary.of(v) for k, v in groups.items() if v}
