@@ -81,7 +81,8 @@ def _raise_exit(signum, frame):
 def server_info(engine: Engine) -> dict:
     with engine.connect() as conn:
         names = ("version", "innodb_buffer_pool_size", "innodb_ft_cache_size", "innodb_ft_min_token_size",
-                 "innodb_flush_log_at_trx_commit", "innodb_ft_enable_stopword")
+                 "innodb_flush_log_at_trx_commit", "innodb_ft_enable_stopword", "query_cache_type",
+                 "innodb_ft_num_word_optimize", "max_allowed_packet")
         in_list = ",".join(f"'{n}'" for n in names)
         rows = conn.execute(text(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({in_list})")).all()
     return {r[0]: r[1] for r in rows}

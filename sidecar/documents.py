@@ -7,7 +7,7 @@ An unchanged document (same content hash) keeps its chunks untouched.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import delete, func, insert, select, update
@@ -43,6 +43,8 @@ def upsert(conn: Connection, site_id: str, docs: list[DocumentInput]) -> dict:
     upserted = chunks_written = 0
     for doc in docs:
         text = html_to_text(doc.content)
+        # WordPress titles carry entities and inline markup too ("Media &amp; Text").
+        doc = replace(doc, title=" ".join(html_to_text(doc.title).split()))
         digest = _hash(doc, text)
         existing = conn.execute(
             select(t.documents.c.id, t.documents.c.content_hash).where(

@@ -28,6 +28,7 @@ PRICES: dict[str, Price] = {
     "claude-sonnet-4-5": Price(3.0, 15.0, 3.75, 0.30),
     "claude-sonnet-4-6": Price(3.0, 15.0, 3.75, 0.30),
     "claude-haiku-4-5": Price(1.0, 5.0, 1.25, 0.10),
+    "claude-opus-5-5": Price(4.0, 20.0, 5.0, 0.20),
     "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
     # OpenAI: automatic caching, no write surcharge.
     "gpt-4.1": Price(2.0, 8.0, 2.0, 0.50),
@@ -38,10 +39,15 @@ PRICES: dict[str, Price] = {
     "gpt-5": Price(1.25, 10.0, 1.25, 0.125),
     "gpt-5-mini": Price(0.25, 2.0, 0.25, 0.025),
     "gpt-5-nano": Price(0.05, 0.40, 0.05, 0.005),
+    # The GPT-6 generation bills cache writes at 1.25x input when they are reported.
+    "gpt-6-sol": Price(2.0, 10.0, 2.50, 0.20),
+    "gpt-6-luna": Price(0.10, 0.50, 0.125, 0.01),
     # Gemini: implicit caching, cached input billed at a quarter.
     "gemini-2.5-flash": Price(0.30, 2.50, 0.30, 0.075),
     "gemini-2.5-flash-lite": Price(0.10, 0.40, 0.10, 0.025),
     "gemini-2.5-pro": Price(1.25, 10.0, 1.25, 0.31),
+    # List price as of November 2026 (Google's introductory rate, set to double in 2027).
+    "gemini-3.8-flash": Price(0.75, 3.75, 0.75, 0.075),
     "offline": Price(0.0, 0.0, 0.0, 0.0),
 }
 
@@ -76,7 +82,7 @@ MIN_CACHEABLE = {
     "claude-3-5-haiku": 2048, "claude-3-haiku": 2048,
     "claude": 1024,  # Sonnet and the Opus 4 / 4.1 generation
     "gpt": 1024, "o": 1024,
-    "gemini-2.5-pro": 4096, "gemini": 1024,
+    "gemini-2.5-pro": 4096, "gemini-3.8-flash": 4096, "gemini": 1024,
 }
 
 

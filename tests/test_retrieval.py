@@ -160,3 +160,9 @@ def test_budget_truncates_oversized_pinned_at_a_line_and_drops_chunks():
     assert kept.endswith(TRUNCATION_MARK)
     assert all(line.startswith("Service ") and line.endswith("€") for line in kept[: -len(TRUNCATION_MARK)].splitlines())
     assert packed.retrieved == ()
+
+
+def test_titles_are_cleaned_like_content(engine, site):
+    put(engine, site.id, doc(60, "en", "Media &amp; <em>Text</em>", "<p>Media and text block.</p>"))
+    with engine.connect() as conn:
+        assert titles(search(conn, site.id, "en", "media text")) == ["Media & Text"]
