@@ -78,6 +78,20 @@ class InstantProvider:
                           provider="instant", model="instant")
 
 
+def install_provider(services: Services, provider) -> None:
+    """services.provider = provider, whichever shape Services has: a plain attribute,
+    or (since the provider chain) a property over services.chain."""
+    if not isinstance(getattr(type(services), "provider", None), property):
+        services.provider = provider
+        if not isinstance(getattr(type(services), "model", None), property):
+            services.model = provider.default_model
+        return
+    from sidecar.providers.chain import ProviderChain
+    old = services.chain
+    services.chain = ProviderChain([(provider, provider.default_model)], old.policy, old.offline)
+    assert services.provider is provider and services.model == provider.default_model
+
+
 @dataclass
 class Conversation:
     visitor: str
@@ -141,8 +155,7 @@ class ChatBench:
                  pinned: list[dict]):
         self.config = Config(database_url=database_url, master_key=master_key, provider="offline")
         self.services = Services.build(self.config)
-        self.services.provider = InstantProvider(corpus, seed)
-        self.services.model = "instant"
+        install_provider(self.services, InstantProvider(corpus, seed))
         self.app = create_app(services=self.services)
         self.http = self.app.test_client()
         self.site = site
@@ -238,6 +251,7 @@ _STAGES = [
     (sidecar.turn, "pack", "  budget pack"),
     (sidecar.turn, "build", "  prompt build"),
     (sidecar.turn, "_ask", "  provider (instant)"),
+    ("sidecar.providers.chain.ProviderChain", "chat", "  provider (instant)"),
     (sidecar.turn, "parse_reply", "  parse_reply"),
     (sidecar.turn, "append_turn", "  append_turn (encrypt + INSERTs)"),
     (sidecar.usage, "record", "  usage.record"),
@@ -276,7 +290,20 @@ class Breakdown:
         self.stage_n[label] += 1
 
     def _wrap(self, owner, attr: str, label: str) -> None:
-        orig = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        if isinstance(owner, str):  # "module.Class": optional, it may not exist in this version
+            module, _, cls = owner.rpartition(".")
+            try:
+                owner = getattr(__import__(module, fromlist=[cls]), cls)
+            except (ImportError, AttributeError):
+                return
+        if isinstance(owner, type):
+            if attr not in owner.__dict__:
+                return
+            orig = owner.__dict__[attr]
+        elif hasattr(owner, attr):
+            orig = getattr(owner, attr)
+        else:  # renamed or gone in this version of the sidecar: leave it out
+            return
         add, bd = self._add, self
 
         def timed(*args, **kwargs):
@@ -337,7 +364,7 @@ class Breakdown:
 
     def stage_rows(self) -> list[tuple[str, float, float]]:
         """(label, ms per turn, calls per turn), in the order a turn runs."""
-        order = [label for _, _, label in _STAGES]
+        order = list(dict.fromkeys(label for _, _, label in _STAGES))
         idx = order.index("  resolve_space (+ unwrap key)")
         order[idx:idx] = [_TX[0]]
         idx = order.index("  budget pack")

@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sidecar.db import create_engine
 from sidecar.migrate import migrate
 
-from .corpus import Batch, _worker_batch
+from .corpus import _worker_batch
 
 ROOT = Path(__file__).resolve().parent.parent
 MARIADB_LOCAL = ROOT / "scripts" / "mariadb-local"
@@ -108,6 +108,8 @@ class LoadStats:
     optimize_s: float = 0.0
     optimize_passes: int = 0
     db_mb: float = 0.0
+    nodes_before: tuple | None = None  # (word nodes, words) on disk after the load's cache sync
+    nodes_after: tuple | None = None   # the same after the merge
 
     @property
     def distinct_terms(self) -> int:
@@ -152,7 +154,7 @@ def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: i
     return stats
 
 
-def optimize_fulltext(engine: Engine, database: str, stats: LoadStats) -> None:
+def optimize_fulltext(engine: Engine, database: str, stats: LoadStats, count_nodes: bool = False) -> None:
     """Settle the FULLTEXT index the way a production index settles.
 
     After a bulk load the index is a pile of per-sync fragments (one node list per
@@ -160,22 +162,31 @@ def optimize_fulltext(engine: Engine, database: str, stats: LoadStats) -> None:
     innodb_optimize_fulltext_only=ON syncs the cache and merges the word nodes, at
     most innodb_ft_num_word_optimize words per statement, picking up where the
     last left off. InnoDB merges only while it has deleted doc ids to purge, so one
-    sentinel chunk is inserted and deleted first; the run is complete when the
-    DELETED/BEING_DELETED tables are empty again."""
+    sentinel chunk is inserted and deleted after the first (sync-only) pass; the
+    run is complete when the DELETED/BEING_DELETED tables are empty again.
+    count_nodes: count word nodes after the sync and after the merge (slow on big
+    indexes; the count is kept out of optimize_s)."""
     started = time.perf_counter()
+    counting = 0.0
     with engine.connect() as conn:
-        conn.execute(text("INSERT INTO rtac_chunks (site_id, document_id, lang, seq, content, search_text)"
-                          " SELECT site_id, id, lang, 999999, 'sentinel', 'sentinel' FROM rtac_documents LIMIT 1"))
-        conn.commit()
-        conn.execute(text("DELETE FROM rtac_chunks WHERE seq = 999999"))
-        conn.commit()
         old_words = conn.execute(text("SELECT @@GLOBAL.innodb_ft_num_word_optimize")).scalar_one()
         conn.execute(text("SET GLOBAL innodb_ft_num_word_optimize = 10000"))
-        conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
         conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = ON"))
         try:
+            conn.exec_driver_sql("OPTIMIZE TABLE rtac_chunks").all()  # syncs the FTS cache; nothing to purge yet
+            stats.optimize_passes = 1
+            if count_nodes:
+                t = time.perf_counter()
+                stats.nodes_before = fts_nodes(engine, database)
+                counting += time.perf_counter() - t
+            conn.execute(text("INSERT INTO rtac_chunks (site_id, document_id, lang, seq, content, search_text)"
+                              " SELECT site_id, id, lang, 999999, 'sentinel', 'sentinel' FROM rtac_documents LIMIT 1"))
+            conn.commit()
+            conn.execute(text("DELETE FROM rtac_chunks WHERE seq = 999999"))
+            conn.commit()
+            conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
             limit = math.ceil(max(stats.distinct_terms, 1) / 10000) * 2 + 5
-            for n in range(1, limit + 1):
+            for n in range(2, limit + 2):
                 conn.exec_driver_sql("OPTIMIZE TABLE rtac_chunks").all()
                 pending = conn.execute(text(
                     "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_FT_DELETED)"
@@ -194,13 +205,26 @@ def optimize_fulltext(engine: Engine, database: str, stats: LoadStats) -> None:
             "SELECT SUM(data_length + index_length) FROM information_schema.TABLES"
             " WHERE table_schema = DATABASE()")).scalar_one()
     stats.db_mb = float(size or 0) / 1e6
-    stats.optimize_s = time.perf_counter() - started
+    stats.optimize_s = time.perf_counter() - started - counting
+    if count_nodes:
+        stats.nodes_after = fts_nodes(engine, database)
 
 
-def fts_nodes(engine: Engine, database: str) -> tuple[int, int]:
+def fts_nodes(engine: Engine, database: str) -> tuple[int, int] | None:
     """(word nodes, distinct words) of the on-disk FULLTEXT index: a merged index
-    has about one node per word. Reads every posting; only for small indexes."""
+    has about one node per word. Reads every posting; only for small indexes.
+    None when it cannot be counted (it is evidence, not a figure of the bench)."""
+    try:
+        return _fts_nodes(engine, database)
+    except Exception as exc:  # noqa: BLE001
+        print(f"[bench] could not count FULLTEXT word nodes: {exc.__class__.__name__}: {str(exc)[:160]}")
+        return None
+
+
+def _fts_nodes(engine: Engine, database: str) -> tuple[int, int]:
     with engine.connect() as conn:
+        # In memory: an on-disk temporary table would land in the shared /tmp.
+        conn.execute(text("SET SESSION max_heap_table_size = 1073741824, tmp_table_size = 1073741824"))
         conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
         try:
             row = conn.execute(text(

@@ -43,7 +43,7 @@ def write_report(path: Path, run: dict, dbs: dict, queries: dict, chat: dict) ->
     w("")
     w("## Targets")
     w("")
-    w(f"| spec target (10k chunks, 2 cores) | measured | verdict |")
+    w("| spec target (10k chunks, 2 cores) | measured | verdict |")
     w("|---|---:|---|")
     w(f"| sidecar overhead per turn p50 ≤ {TARGET_P50_MS:.0f} ms | {_f(s_all.p50)} ms | {_verdict(s_all.p50, TARGET_P50_MS)} |")
     w(f"| sidecar overhead per turn p99 ≤ {TARGET_P99_MS:.0f} ms | {_f(s_all.p99)} ms | {_verdict(s_all.p99, TARGET_P99_MS)} |")
@@ -116,7 +116,7 @@ def write_report(path: Path, run: dict, dbs: dict, queries: dict, chat: dict) ->
     for label, d in dbs.items():
         st = d["stats"]
         nodes = (f"{d['nodes_before'][0]:,} → {d['nodes_after'][0]:,} ({d['nodes_after'][1]:,} words)"
-                 if d["nodes_after"] else "not counted")
+                 if d["nodes_after"] and d["nodes_before"] else "not counted")
         langs = " ".join(f"{k} {v:,}" for k, v in sorted(st.lang_chunks.items(), key=lambda kv: -kv[1]))
         w(f"| {label} | {st.chunks:,} | {st.documents:,} | {langs} | {st.chars / st.chunks:.0f} | "
           f"{st.distinct_terms:,} | {st.load_s:.1f} | {st.optimize_passes} / {st.optimize_s:.1f} | {nodes} | "

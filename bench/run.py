@@ -7,10 +7,10 @@ bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
-import random
 import hashlib
 import os
 import platform
+import random
 import subprocess
 import sys
 import time
@@ -24,8 +24,17 @@ from sidecar.sites import add_site
 
 from . import chat, query
 from .corpus import DEFAULT_LANG, SEED, Corpus
-from .db import (LocalMariaDB, cpu_model, fts_nodes, load_corpus, make_pool, mem_total_gb, optimize_fulltext,
-                 os_name, server_info)
+from .db import (
+    LocalMariaDB,
+    cpu_model,
+    fts_nodes,
+    load_corpus,
+    make_pool,
+    mem_total_gb,
+    optimize_fulltext,
+    os_name,
+    server_info,
+)
 from .report import write_report
 from .stats import CpuMeter, loadavg
 
@@ -101,11 +110,10 @@ def main(argv: list[str] | None = None) -> int:
                 site = add_site(engine, keyring, f"bench-{label}", default_lang=DEFAULT_LANG)
                 stats = load_corpus(engine, site.id, label, n, SEED, pool)
                 _log(f"{label}: {stats.chunks} chunks in {stats.documents} documents loaded in {stats.load_s:.1f}s")
-                before = fts_nodes(engine, name) if n <= 10_000 else None
-                optimize_fulltext(engine, name, stats)
-                after = fts_nodes(engine, name) if n <= 10_000 else None
+                optimize_fulltext(engine, name, stats, count_nodes=n <= 10_000)
+                before, after = stats.nodes_before, stats.nodes_after
                 _log(f"{label}: FULLTEXT optimized in {stats.optimize_passes} passes, {stats.optimize_s:.1f}s"
-                     + (f"; word nodes {before[0]} -> {after[0]} for {after[1]} words" if after else ""))
+                     + (f"; word nodes {before[0]} -> {after[0]} for {after[1]} words" if after and before else ""))
                 dbs[label] = {"url": url, "engine": engine, "site": site, "stats": stats,
                               "nodes_before": before, "nodes_after": after}
         finally:

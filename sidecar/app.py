@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
 from . import config as config_module

@@ -1,7 +1,18 @@
 """Core table objects for building queries. The DDL lives in sql/*.sql; a test
 checks these columns against the migrated database so the two cannot drift."""
-from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Integer, LargeBinary, MetaData,
-                        Numeric, String, Table, Text)
+from sqlalchemy import (
+                        BigInteger,
+                        Boolean,
+                        Column,
+                        DateTime,
+                        Integer,
+                        LargeBinary,
+                        MetaData,
+                        Numeric,
+                        String,
+                        Table,
+                        Text,
+)
 
 metadata = MetaData()
 

@@ -2,7 +2,6 @@
 database; sites registered per test; a client that signs like the plugin."""
 from __future__ import annotations
 
-import base64
 import json
 import os
 import secrets

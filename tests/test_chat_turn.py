@@ -1,6 +1,5 @@
 """Whole chat turns through the signed API, with the real Anthropic SDK against a
 local fake that speaks Anthropic's wire format, on real MariaDB."""
-import json
 
 import pytest
 from sqlalchemy import func, select
@@ -8,7 +7,13 @@ from sqlalchemy import func, select
 from sidecar import tables
 from sidecar.providers.anthropic import AnthropicProvider
 from tests.conftest import chat_payload
-from tests.fakes.anthropic_server import FakeAnthropic, delay, error, reply_json, reply_text
+from tests.fakes.anthropic_server import (
+    FakeAnthropic,
+    delay,
+    error,
+    reply_json,
+    reply_text,
+)
 
 PINNED = [{"title": "Price list", "content": "Basic service: 45 €\nFull service: 89 €"},
           {"title": "Opening hours", "content": "Mon-Fri 10:00-19:00"}]

@@ -66,6 +66,7 @@ def test_missing_configuration_is_explained(env):
 
 def test_import_wxr_indexes_published_content_only(env, tmp_path, engine):
     from sqlalchemy import select
+
     from sidecar import tables
     site_id = "wxr-" + os.urandom(4).hex()
     rtac(env, "site", "add", site_id)

@@ -1,6 +1,7 @@
 import time
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.htmltext import html_to_text
 

@@ -14,7 +14,13 @@ from sidecar.errors import ProviderError, ProviderNotConfigured
 from sidecar.providers.anthropic import AnthropicProvider
 from sidecar.providers.base import ChatRequest, Message, Schema
 from tests.fakes.anthropic_server import (
-    DEFAULT_REPLY, FakeAnthropic, delay, error, estimate_tokens, reply_json, reply_text,
+    DEFAULT_REPLY,
+    FakeAnthropic,
+    delay,
+    error,
+    estimate_tokens,
+    reply_json,
+    reply_text,
 )
 
 SCHEMA = Schema("rtac_reply", {

@@ -5,12 +5,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from sidecar import tables
 from sidecar.errors import ProviderError
-from sidecar.providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry, Message, Usage
+from sidecar.providers.base import (
+    ChatRequest,
+    ChatResult,
+    Grounding,
+    GroundingEntry,
+    Message,
+    Usage,
+)
 from sidecar.providers.chain import ProviderChain, RetryPolicy
 from tests.conftest import chat_payload
 from tests.fakes import _http

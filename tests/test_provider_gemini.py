@@ -9,8 +9,17 @@ import pytest
 from sidecar.errors import ProviderError, ProviderNotConfigured
 from sidecar.providers.base import ChatRequest, Message, Schema
 from sidecar.providers.gemini import GeminiProvider
-from tests.fakes.gemini_server import (FakeGemini, delay, error, generated_body, raw,
-                                       refused_url, reply_json, reply_text, tokens)
+from tests.fakes.gemini_server import (
+    FakeGemini,
+    delay,
+    error,
+    generated_body,
+    raw,
+    refused_url,
+    reply_json,
+    reply_text,
+    tokens,
+)
 
 RTAC_SCHEMA = Schema("rtac_reply", {
     "type": "object",

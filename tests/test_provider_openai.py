@@ -11,8 +11,17 @@ import pytest
 from sidecar.errors import ProviderError, ProviderNotConfigured
 from sidecar.providers.base import ChatRequest, Message, Schema
 from sidecar.providers.openai import OpenAIProvider, strict_schema
-from tests.fakes.openai_server import (FakeOpenAI, completion_body, delay, error, raw,
-                                       refused_url, reply_json, reply_text, tokens)
+from tests.fakes.openai_server import (
+    FakeOpenAI,
+    completion_body,
+    delay,
+    error,
+    raw,
+    refused_url,
+    reply_json,
+    reply_text,
+    tokens,
+)
 
 RTAC_SCHEMA = Schema("rtac_reply", {
     "type": "object",

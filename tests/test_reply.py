@@ -1,7 +1,8 @@
 """Lenient parse and clamp of the `rtac_reply` contract."""
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.reply import ACTIONS, REPLY_SCHEMA, parse_reply
 

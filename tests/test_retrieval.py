@@ -1,6 +1,6 @@
 """Documents and FULLTEXT retrieval on real MariaDB. InnoDB's FULLTEXT index sees
 only committed rows, so every write here is committed before it is searched."""
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from sidecar import documents, tables
 from sidecar.budget import TRUNCATION_MARK, pack
@@ -122,8 +122,9 @@ def test_korean_particles_do_not_hide_words(engine, site):
 
 
 def test_sites_never_see_each_others_documents(engine, site, keyring):
-    from sidecar.sites import add_site
     import secrets
+
+    from sidecar.sites import add_site
     other = add_site(engine, keyring, "o-" + secrets.token_hex(5))
     put(engine, other.id, doc(50, "en", "Secret", "<p>Unicycle repairs in the back room.</p>"))
     with engine.connect() as conn:

@@ -1,9 +1,8 @@
 """The schema: ordered idempotent migrations, the table objects match the DDL,
 FULLTEXT and utf8mb4 where retrieval needs them, every row carries its site."""
+import pytest
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
-
-import pytest
 
 from sidecar import tables
 from sidecar.migrate import migrate, migrations, split_statements
@@ -81,8 +80,9 @@ def test_chunks_have_a_fulltext_index_and_utf8mb4(engine):
 
 
 def test_a_chunk_cannot_point_at_another_sites_document(engine, keyring):
-    from sidecar.sites import add_site
     import secrets
+
+    from sidecar.sites import add_site
     a = add_site(engine, keyring, "fk-a-" + secrets.token_hex(4))
     b = add_site(engine, keyring, "fk-b-" + secrets.token_hex(4))
     with engine.begin() as conn:

@@ -1,9 +1,8 @@
 """The sidecar's HTTP API (DESIGN.md): every route but /healthz is signed."""
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, g, request
+from flask import Blueprint, current_app, g, request
 
-from ..errors import RtacError
 from ..services import Services
 from ..signing import verify
 from ..sites import Site

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from . import bp, json_body, services, signed_site
 from ..turn import chat_turn
 from ..validation import parse_chat
+from . import bp, json_body, services, signed_site
 
 
 @bp.post("/v1/chat")

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from . import bp, json_body, services, signed_site
 from .. import documents
 from ..validation import parse_document_ref, parse_documents
+from . import bp, json_body, services, signed_site
 
 
 @bp.put("/v1/documents")

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from . import bp, services, signed_site
 from ..usage import stats as usage_stats
+from . import bp, services, signed_site
 
 
 @bp.get("/v1/stats")

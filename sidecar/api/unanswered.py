@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from flask import request
 
-from . import bp, json_body, services, signed_site
 from .. import unanswered
 from ..errors import BadRequest, NotFound
+from . import bp, json_body, services, signed_site
 
 
 @bp.get("/v1/unanswered")

@@ -11,13 +11,11 @@ The current message never carries one: it holds this turn's retrieved context.
 """
 from __future__ import annotations
 
-import email.utils
-import time
-
 import anthropic
 
 from ..errors import ProviderError, ProviderNotConfigured
 from .base import ChatRequest, ChatResult, Usage
+from .retry_after import retry_after
 
 _EPHEMERAL = {"type": "ephemeral"}
 
@@ -51,7 +49,7 @@ class AnthropicProvider:
             )
         except anthropic.APIStatusError as e:
             raise ProviderError(self.name, _status_message(e), http_status=e.status_code,
-                                retry_after=_retry_after(e.response.headers.get("retry-after"))) from e
+                                retry_after=retry_after(e.response.headers)) from e
         except anthropic.APIConnectionError as e:  # APITimeoutError included
             raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
         except anthropic.AnthropicError as e:
@@ -95,18 +93,3 @@ def _status_message(e: anthropic.APIStatusError) -> str:
     kind = f"{e.type}: " if e.type else ""
     rid = f" (request-id {e.request_id})" if e.request_id else ""
     return f"HTTP {e.status_code} {kind}{detail}{rid}"
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header, given either as seconds or as an HTTP-date."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

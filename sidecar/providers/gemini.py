@@ -14,6 +14,7 @@ from google.genai import types
 
 from ..errors import ProviderError, ProviderNotConfigured
 from .base import ChatRequest, ChatResult, Usage
+from .retry_after import retry_after
 
 
 def _transport_errors() -> tuple[type[Exception], ...]:
@@ -123,13 +124,9 @@ def _usage(meta: types.GenerateContentResponseUsageMetadata | None) -> Usage:
 
 def _retry_after(e: genai_errors.APIError) -> float | None:
     """Seconds to wait: a Retry-After header, else the body's google.rpc.RetryInfo."""
-    headers = getattr(e.response, "headers", None)
-    value = headers.get("retry-after") if headers is not None else None
-    if value:
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
+    from_header = retry_after(getattr(e.response, "headers", None))
+    if from_header is not None:
+        return from_header
     body = e.details if isinstance(e.details, dict) else {}
     body = body.get("error") if isinstance(body.get("error"), dict) else body
     for detail in body.get("details") or []:

@@ -12,14 +12,13 @@ often know no `developer` role at all.
 from __future__ import annotations
 
 import copy
-import email.utils
 import re
-import time
 
 import openai
 
 from ..errors import ProviderError, ProviderNotConfigured
 from .base import ChatRequest, ChatResult, Usage
+from .retry_after import retry_after
 
 # Reasoning models spend hidden tokens out of max_completion_tokens and add latency; a
 # grounded chat reply needs little of either. "low" is the lowest effort every
@@ -65,7 +64,7 @@ class OpenAIProvider:
             completion = self._client.chat.completions.create(**params)
         except openai.APIStatusError as e:
             raise ProviderError(self.name, _status_message(e), http_status=e.status_code,
-                                retry_after=_retry_after(e.response.headers)) from e
+                                retry_after=retry_after(e.response.headers)) from e
         except openai.APIConnectionError as e:  # APITimeoutError included
             raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
         except (openai.OpenAIError, ValueError) as e:
@@ -155,22 +154,3 @@ def _status_message(e: openai.APIStatusError) -> str:
     rid = f" (request-id {e.request_id})" if e.request_id else ""
     detail = e.body.get("message", e.message) if isinstance(e.body, dict) else e.message
     return f"HTTP {e.status_code} {kind}{detail}{rid}"
-
-
-def _retry_after(headers) -> float | None:
-    """Seconds to wait, from `retry-after-ms` or `retry-after` (seconds or HTTP-date)."""
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value:
-            try:
-                return max(0.0, float(value) / scale)
-            except ValueError:
-                pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -12,9 +12,22 @@ from __future__ import annotations
 import itertools
 import re
 
-from ._http import (DEFAULT_REPLY, Error, FakeServer, Recorded, Reply, Response,  # noqa: F401
-                    PrefixCache, delay, error, raw, refused_url, reply_json, reply_text,
-                    tokens)
+from ._http import (  # noqa: F401
+    DEFAULT_REPLY,
+    Error,
+    FakeServer,
+    PrefixCache,
+    Recorded,
+    Reply,
+    Response,
+    delay,
+    error,
+    raw,
+    refused_url,
+    reply_json,
+    reply_text,
+    tokens,
+)
 
 _PATH = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
 

@@ -12,9 +12,22 @@ import itertools
 import math
 import time
 
-from ._http import (DEFAULT_REPLY, Error, FakeServer, Recorded, Reply, Response,  # noqa: F401
-                    PrefixCache, delay, error, raw, refused_url, reply_json, reply_text,
-                    tokens)
+from ._http import (  # noqa: F401
+    DEFAULT_REPLY,
+    Error,
+    FakeServer,
+    PrefixCache,
+    Recorded,
+    Reply,
+    Response,
+    delay,
+    error,
+    raw,
+    refused_url,
+    reply_json,
+    reply_text,
+    tokens,
+)
 
 # status -> (type, code) as the real API sends them
 _ERROR_KINDS = {
