@@ -33,7 +33,7 @@ run: install db-start
 	$(BIN)/rtac init-db && $(BIN)/python -m sidecar.demo demo && \
 	echo && echo "Chat with the demo in another terminal:" && \
 	echo "  export RTAC_DATABASE_URL='$(DEV_DB_URL)' RTAC_MASTER_KEY=\"\$$(cat $(RUN_DIR)/master.key)\"" && \
-	echo "  $(BIN)/rtac chat --site demo            # Estonian; --lang en or --lang ru for the others" && \
+	echo "  $(BIN)/rtac chat --site demo --url http://127.0.0.1:$(PORT)   # Estonian; --lang en or --lang ru too" && \
 	echo "Stop the database later with: make stop" && echo && \
 	exec $(BIN)/rtac serve --host 127.0.0.1 --port $(PORT)
 

@@ -41,7 +41,7 @@ class Config:
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
     base_urls: Mapping[str, str] = field(default_factory=dict)
     # Characters of knowledge per turn: pinned entries first, retrieved chunks fill the rest.
-    context_chars: int = 12000
+    context_chars: int = 24000
     history_turns: int = 6
     retention_days: int = 30
     max_tokens: int = 1024
@@ -145,7 +145,7 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         embedding_base_url=values.get("RTAC_EMBEDDING_BASE_URL", "").strip(),
         api_keys=api_keys,
         base_urls=base_urls,
-        context_chars=_int(values, "RTAC_CONTEXT_CHARS", 12000, minimum=1000),
+        context_chars=_int(values, "RTAC_CONTEXT_CHARS", 24000, minimum=1000),
         history_turns=_int(values, "RTAC_HISTORY_TURNS", 6),
         retention_days=_int(values, "RTAC_RETENTION_DAYS", 30, minimum=1),
         max_tokens=_int(values, "RTAC_MAX_TOKENS", 1024, minimum=64),
