@@ -17,7 +17,7 @@ log = logging.getLogger("rtac")
 
 def create_app(config: Config | None = None, services: Services | None = None) -> Flask:
     if services is None:
-        services = Services.build(config or config_module.load())
+        services = Services.build(config or config_module.load(), background=True)
     app = Flask("sidecar")
     app.config["MAX_CONTENT_LENGTH"] = services.config.max_body_bytes
     app.json.ensure_ascii = False

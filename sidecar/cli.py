@@ -193,6 +193,17 @@ def cmd_doctor(args) -> int:
         ok = False
         print(f"provider  FAIL  {exc.message}")
         return 1
+    if cfg.memory:
+        try:
+            from .embedders import make_embedder
+            embedder = make_embedder(cfg)
+            vector = embedder.embed(["doctor"])[0]
+            print(f"embedder  ok    {embedder.name}, {embedder.model}, {len(vector)} dimensions")
+        except Exception as exc:  # reported, not raised: the doctor's job is to list findings
+            ok = False
+            print(f"embedder  FAIL  {exc.__class__.__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    else:
+        print("embedder  --    memory is off (RTAC_MEMORY=off)")
     pinned = []
     if args.pinned:
         with open(args.pinned, encoding="utf-8") as fh:
@@ -250,10 +261,30 @@ def build_parser() -> argparse.ArgumentParser:
     doc.add_argument("--pinned", help="JSON file of a site's pinned entries, to size its stable prompt")
     doc.set_defaults(func=cmd_doctor)
 
+    re = sub.add_parser("reembed", help="re-embed a site's memories after an embedding-model change")
+    re.add_argument("--site", required=True)
+    re.add_argument("--all", action="store_true", help="also rows already embedded by the current model")
+    re.set_defaults(func=cmd_reembed)
+
     rot = sub.add_parser("rotate-master-key", help="re-wrap every key with a new master key")
     rot.add_argument("--new-key", required=True, help="base64 of 32 bytes; or '-' to read it from stdin")
     rot.set_defaults(func=cmd_rotate)
     return p
+
+
+def cmd_reembed(args) -> int:
+    from .crypto import Keyring
+    from .embedders import make_embedder
+    from .memory.reembed import reembed_site
+    from .sites import SiteRegistry
+    cfg = _config()
+    engine = _engine(cfg)
+    keyring = Keyring(cfg.master_key)
+    site = SiteRegistry(engine, keyring).require(args.site)
+    embedder = make_embedder(cfg)
+    n = reembed_site(engine, keyring, site, embedder, everything=args.all)
+    print(f"re-embedded {n} memories of site {site.id} with {embedder.model}")
+    return 0
 
 
 def cmd_rotate(args) -> int:

@@ -25,6 +25,8 @@ _KEYS = (
     "GEMINI_API_KEY", "RTAC_GEMINI_BASE_URL",
     "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
     "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES", "RTAC_TURN_DEADLINE", "RTAC_PROVIDER_ATTEMPTS",
+    "RTAC_MEMORY", "RTAC_MEMORY_RECALL_DISTANCE", "RTAC_MEMORY_FORGET_DISTANCE", "RTAC_MEMORY_DEDUP_DISTANCE",
+    "RTAC_MEMORY_CAP",
 )
 
 
@@ -51,6 +53,11 @@ class Config:
     turn_deadline: float = 40.0
     provider_attempts: int = 3
     max_body_bytes: int = 2 * 1024 * 1024
+    memory: bool = True
+    memory_recall_distance: float = 0.130
+    memory_forget_distance: float = 0.125
+    memory_dedup_distance: float = 0.12
+    memory_cap: int = 1000
 
     def api_key(self, provider: str) -> str:
         return self.api_keys.get(provider, "")
@@ -78,12 +85,24 @@ def _int(values: Mapping[str, str], key: str, default: int, minimum: int = 0) ->
     return value
 
 
-def _seconds(values: Mapping[str, str], key: str, default: float) -> float:
+def _switch(values: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = values.get(key, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ConfigError(f"{key} must be on or off, got {raw!r}")
+
+
+def _positive(values: Mapping[str, str], key: str, default: float) -> float:
+    """A positive number (seconds, or a distance)."""
     raw = values.get(key, "").strip()
     try:
         value = float(raw) if raw else default
     except ValueError:
-        raise ConfigError(f"{key} must be a number of seconds, got {raw!r}") from None
+        raise ConfigError(f"{key} must be a number, got {raw!r}") from None
     if value <= 0:
         raise ConfigError(f"{key} must be positive")
     return value
@@ -131,8 +150,8 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
                           ("gemini", "RTAC_GEMINI_BASE_URL"))
         if values.get(key, "").strip()
     }
-    timeout = _seconds(values, "RTAC_PROVIDER_TIMEOUT", 30.0)
-    deadline = _seconds(values, "RTAC_TURN_DEADLINE", 40.0)
+    timeout = _positive(values, "RTAC_PROVIDER_TIMEOUT", 30.0)
+    deadline = _positive(values, "RTAC_TURN_DEADLINE", 40.0)
 
     return Config(
         database_url=database_url,
@@ -153,6 +172,11 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         turn_deadline=deadline,
         provider_attempts=_int(values, "RTAC_PROVIDER_ATTEMPTS", 3, minimum=1),
         max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=64 * 1024),
+        memory=_switch(values, "RTAC_MEMORY", True),
+        memory_recall_distance=_positive(values, "RTAC_MEMORY_RECALL_DISTANCE", 0.130),
+        memory_forget_distance=_positive(values, "RTAC_MEMORY_FORGET_DISTANCE", 0.125),
+        memory_dedup_distance=_positive(values, "RTAC_MEMORY_DEDUP_DISTANCE", 0.12),
+        memory_cap=_int(values, "RTAC_MEMORY_CAP", 1000, minimum=10),
     )
 
 

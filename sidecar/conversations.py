@@ -101,3 +101,16 @@ def purge_expired(conn: Connection, retention_days: int) -> int:
         t.conversations.c.updated_at < cutoff,
         ~select(t.turns.c.id).where(t.turns.c.conversation_id == t.conversations.c.id).exists()))
     return n
+
+
+def customer_messages(conn: Connection, space: Space, conversation_id: str, up_to_seq: int,
+                      limit: int) -> list[str]:
+    """What the customer said in the last `limit` turns up to `up_to_seq`, oldest
+    first: the only text memory extraction is ever shown."""
+    rows = conn.execute(
+        select(t.turns.c.seq, t.turns.c.content_enc)
+        .where(t.turns.c.conversation_id == conversation_id, t.turns.c.site_id == space.site_id,
+               t.turns.c.space_id == space.id, t.turns.c.seq <= up_to_seq)
+        .order_by(t.turns.c.seq.desc()).limit(limit)).all()
+    return [json.loads(space.open(r.content_enc, _aad(space, conversation_id, r.seq)))["message"]
+            for r in reversed(rows)]

@@ -12,7 +12,9 @@ from .config import Config
 from .conversations import purge_expired
 from .crypto import Keyring
 from .db import create_engine
+from .embedders import make_embedder
 from .errors import ProviderNotConfigured
+from .memory.service import Memory, MemorySettings
 from .providers import make_provider
 from .providers.base import Provider
 from .providers.chain import ProviderChain, RetryPolicy
@@ -31,16 +33,28 @@ class Services:
     sites: SiteRegistry
     nonces: NonceStore
     chain: ProviderChain
+    memory: Memory | None = None
     offline: OfflineProvider = field(default_factory=OfflineProvider)
     _last_maintenance: float = 0.0
     _maintenance_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def build(cls, config: Config, engine: Engine | None = None) -> "Services":
+    def build(cls, config: Config, engine: Engine | None = None, *, background: bool = False) -> "Services":
+        """`background`: run memory extraction in a worker thread (a server); without
+        it, queued extraction waits for `memory.run_pending()` (tests, the CLI)."""
         engine = engine or create_engine(config.database_url)
         keyring = Keyring(config.master_key)
-        return cls(config=config, engine=engine, keyring=keyring, sites=SiteRegistry(engine, keyring),
-                   nonces=NonceStore(engine), chain=build_chain(config))
+        sites = SiteRegistry(engine, keyring)
+        chain = build_chain(config)
+        memory = None
+        if config.memory:
+            settings = MemorySettings(recall_distance=config.memory_recall_distance,
+                                      forget_distance=config.memory_forget_distance,
+                                      dedup_distance=config.memory_dedup_distance, cap=config.memory_cap)
+            memory = Memory(engine, sites, keyring, chain, make_embedder(config), settings,
+                            timeout=config.provider_timeout, background=background)
+        return cls(config=config, engine=engine, keyring=keyring, sites=sites, nonces=NonceStore(engine),
+                   chain=chain, memory=memory)
 
     @property
     def provider(self) -> Provider:

@@ -82,3 +82,11 @@ def erase_space(conn: Connection, site: Site, identity: str) -> bool:
     ih = _identity_hash(site, identity)
     result = conn.execute(delete(t.spaces).where(t.spaces.c.site_id == site.id, t.spaces.c.identity_hash == ih))
     return result.rowcount > 0
+
+
+def space_by_id(conn: Connection, keyring: Keyring, site: Site, space_id: int) -> Space | None:
+    row = conn.execute(select(t.spaces.c.identity_hash, t.spaces.c.wrapped_key)
+                       .where(t.spaces.c.site_id == site.id, t.spaces.c.id == space_id)).first()
+    if row is None:
+        return None
+    return Space(space_id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, row.identity_hash)))

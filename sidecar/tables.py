@@ -125,3 +125,37 @@ nonces = Table(
     Column("nonce", String(128), primary_key=True),
     Column("seen_at", DateTime),
 )
+
+memories = Table(
+    "rtac_memories", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("space_id", BigInteger),
+    Column("uid", LargeBinary),
+    Column("kind", String(8)),
+    Column("topic_hash", LargeBinary),
+    Column("content_enc", LargeBinary),
+    Column("topic_enc", LargeBinary),
+    Column("embedding_enc", LargeBinary),
+    Column("embed_model", String(128)),
+    Column("importance", Integer),
+    Column("conversation_id", String(32)),
+    Column("turn_seq", Integer),
+    Column("created_at", DateTime),
+    Column("updated_at", DateTime),
+)
+
+memory_jobs = Table(
+    "rtac_memory_jobs", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("space_id", BigInteger),
+    Column("conversation_id", String(32)),
+    Column("turn_seq", Integer),
+    Column("lang", String(16)),
+    Column("attempts", Integer),
+    Column("next_attempt_at", DateTime),
+    Column("locked_until", DateTime),
+    Column("last_error", String(255)),
+    Column("created_at", DateTime),
+)

@@ -11,6 +11,9 @@ import logging
 
 from . import unanswered, usage
 from .budget import pack
+from .memory.forget import readback
+from .memory.recall import Recalled
+from .memory.store import MemoryStore
 from .conversations import append_turn, find_conversation, history, new_conversation_id
 from .prompt import build
 from .providers.base import ChatRequest, Grounding, GroundingEntry
@@ -27,11 +30,14 @@ log = logging.getLogger("rtac.turn")
 def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
     cfg = svc.config
     identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
+    recalled = Recalled()
     with svc.engine.begin() as conn:
         space = resolve_space(conn, svc.keyring, site, identity)
         conversation_id = find_conversation(conn, space, inp.conversation_id)
         past = history(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) if conversation_id else []
         chunks = retrieve(conn, site.id, inp.lang, site.default_lang, inp.message)
+        if svc.memory is not None:
+            recalled = svc.memory.recall(conn, space, inp.message)
     is_new = conversation_id is None
     conversation_id = conversation_id or new_conversation_id()
 
@@ -39,7 +45,7 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
     packed = pack(pinned, chunks, cfg.context_chars)
     prompt = build(pinned=packed.pinned, retrieved=packed.retrieved, history=past, message=inp.message,
                    lang=inp.lang, page_title=inp.page_title, page_url=inp.page_url,
-                   lead_captured=inp.lead_captured)
+                   lead_captured=inp.lead_captured, memories=recalled.lines())
     request = ChatRequest(
         model=svc.model, system=prompt.system, system_tail=prompt.system_tail, messages=prompt.messages,
         max_tokens=cfg.max_tokens, schema=REPLY_SCHEMA, cache_key=f"rtac-{site.id}",
@@ -55,14 +61,24 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
         # Every vendor failed: the visitor may need a person, so offer the contact card.
         reply = Reply(reply.reply, reply.quick_replies, "show_contact", reply.unanswered, [])
 
+    forgotten: list[str] = []
     with svc.engine.begin() as conn:
+        if svc.memory is not None and reply.forget and recalled.refs:
+            forgotten = svc.memory.forget(MemoryStore(conn, space), reply.forget, recalled)
+            if forgotten:  # read back by code, in the customer's language, in this same reply
+                text = f"{reply.reply}\n\n{readback(inp.lang, forgotten)}"
+                reply = Reply(text, reply.quick_replies, reply.action, reply.unanswered, reply.forget)
         stored = append_turn(conn, space, conversation_id, is_new, lang=inp.lang, message=inp.message,
                              reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
                              degraded=result.degraded, provider=result.provider, model=result.model)
         usage.record(conn, site.id, stored.id, result.provider, result.model, result.usage)
         if reply.unanswered:
             unanswered.record(conn, site, inp.message, inp.lang, inp.page_url)
+        if svc.memory is not None and svc.memory.extracts:
+            svc.memory.enqueue(conn, space, conversation_id, stored.seq, inp.lang)
         touch(conn, space)
+    if svc.memory is not None:
+        svc.memory.notify()  # extraction runs off the visitor's clock
     svc.maybe_maintain()
 
     return {
@@ -71,7 +87,7 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
         "quick_replies": reply.quick_replies,
         "action": reply.action,
         "unanswered": reply.unanswered,
-        "forgotten": [],
+        "forgotten": forgotten,
         "sources": packed.sources(),
         "usage": {"provider": result.provider, "model": result.model,
                   "input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens,

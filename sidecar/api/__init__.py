@@ -34,4 +34,4 @@ def _require_signature():
         signed_site()
 
 
-from . import chat, documents, health, stats, unanswered  # noqa: E402,F401  (routes register on bp)
+from . import chat, documents, health, privacy, stats, unanswered  # noqa: E402,F401  (routes register on bp)

@@ -10,9 +10,11 @@ vendor's wire format, so tests for every provider read alike:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import socket
 import threading
 from collections import deque
@@ -117,6 +119,23 @@ class PrefixCache:
         if prompt < self.min_tokens or cached < self.min_tokens:
             cached = 0
         return prompt, cached
+
+
+# --- pseudo-embeddings -------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+")
+
+
+def pseudo_embedding(text: str, dim: int) -> list[float]:
+    """A deterministic stand-in for a vendor's embedding: bag of words, each casefolded
+    word adding +-1 at a hashed coordinate, so texts sharing words are close and the
+    same text always gives the same vector. Deliberately NOT unit length (as Gemini's
+    below 3072 dimensions are not): clients must normalise."""
+    vector = [0.0] * dim
+    for word in _WORD.findall(text.casefold()) or [text]:
+        digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+        vector[int.from_bytes(digest[:4], "little") % dim] += 1.0 if digest[4] & 1 else -1.0
+    return vector
 
 
 # --- the server -----------------------------------------------------------------------

@@ -6,6 +6,13 @@ Shapes follow recorded real exchanges: `candidates[].content.parts[].text` with
 `{"error": {"code", "message", "status"}}`, a 429 carrying its delay as a
 `google.rpc.RetryInfo` detail. Implicit caching is simulated over systemInstruction +
 contents with a 1024-token minimum (see `PrefixCache`).
+
+Embeddings: `models/{model}:batchEmbedContents` (what google-genai calls for the Gemini
+API, even for one text) answers `{"embeddings": [{"values"}]}` and
+`models/{model}:embedContent` answers `{"embedding": {"values"}}`, with
+`pseudo_embedding` vectors (bag of words over the text parts, not unit length) of
+`outputDimensionality`, else 3072, dimensions. They consume a script item like any
+request (an Error item fails them; Reply text is ignored).
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from ._http import (  # noqa: F401
     PrefixCache,
     Recorded,
     Reply,
+    pseudo_embedding,
     Response,
     delay,
     error,
@@ -30,6 +38,8 @@ from ._http import (  # noqa: F401
 )
 
 _PATH = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
+_EMBED_PATH = re.compile(r"^/v1beta/models/([^/:]+):(batchEmbedContents|embedContent)$")
+DEFAULT_EMBEDDING_DIM = 3072
 
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
@@ -50,13 +60,19 @@ class FakeGemini(FakeServer):
         return self.url
 
     def answer(self, request: Recorded, item: Reply | Error) -> Response:
-        match = _PATH.match(request.path.split("?")[0])
-        if request.method != "POST" or not match:
+        path = request.path.split("?")[0]
+        match = _PATH.match(path)
+        embed = _EMBED_PATH.match(path)
+        if request.method != "POST" or not (match or embed):
             return _error(404, f"The requested URL {request.path} was not found.")
         if not request.headers.get("x-goog-api-key"):
             return _error(403, "Method doesn't allow unregistered callers.")
         if isinstance(item, Error):
             return _error(item.status, item.message, retry_after=item.retry_after)
+        if embed:
+            if embed.group(2) == "embedContent":
+                return Response(200, {"embedding": _embedding(request.body)})
+            return Response(200, {"embeddings": [_embedding(r) for r in request.body.get("requests", [])]})
         return Response(200, self._generated(match.group(1), request.body, item.text))
 
     def _generated(self, model: str, body: dict, text: str) -> dict:
@@ -80,6 +96,12 @@ class FakeGemini(FakeServer):
             usage["thoughtsTokenCount"] = self.thoughts_tokens
         return generated_body(text, usage=usage, model=model,
                               response_id=f"fakeResp{next(self._ids):06d}")
+
+
+def _embedding(request: dict) -> dict:
+    text = " ".join(part.get("text", "") for part in (request.get("content") or {}).get("parts", []))
+    dim = request.get("outputDimensionality") or DEFAULT_EMBEDDING_DIM
+    return {"values": pseudo_embedding(text, dim)}
 
 
 def generated_body(text: str | None, *, usage: dict | None = None, model: str = "gemini-fake",

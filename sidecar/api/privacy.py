@@ -1,0 +1,41 @@
+"""The customer's rights over what the business remembers: export and erase.
+An identity the sidecar has never seen (or already erased) exports nothing; no
+space is created by asking."""
+from __future__ import annotations
+
+from . import bp, json_body, services, signed_site
+from ..memory.store import MemoryStore
+from ..spaces import erase_space, find_space, identity_of
+from ..validation import parse_visitor
+
+
+def _iso(dt) -> str:
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@bp.post("/v1/privacy/export")
+def export():
+    site = signed_site()
+    visitor = parse_visitor(json_body())
+    svc = services()
+    with svc.engine.connect() as conn:
+        space = find_space(conn, svc.keyring, site, identity_of(visitor.id, visitor.wp_user_id))
+        memories = MemoryStore(conn, space).all(with_embeddings=False) if space else []
+    return {"memories": [{"kind": m.kind, "content": m.content, "topic": m.topic, "importance": m.importance,
+                          "created_at": _iso(m.created_at), "updated_at": _iso(m.updated_at)} for m in memories]}
+
+
+@bp.post("/v1/privacy/erase")
+def erase():
+    site = signed_site()
+    visitor = parse_visitor(json_body())
+    svc = services()
+    identity = identity_of(visitor.id, visitor.wp_user_id)
+    with svc.engine.begin() as conn:
+        space = find_space(conn, svc.keyring, site, identity)
+        count = MemoryStore(conn, space).count() if space else 0
+        if space:
+            # The space row holds the only wrapped copy of its key: deleting it destroys
+            # the key, and the schema cascades to memories, turns and queued jobs.
+            erase_space(conn, site, identity)
+    return {"erased": True, "memories": count}

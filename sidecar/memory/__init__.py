@@ -1,0 +1,1 @@
+"""Per-customer memory: derived from what the customer said, grounded, deduplicated, forgettable."""

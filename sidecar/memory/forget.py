@@ -1,0 +1,52 @@
+"""Forgetting, decided by code with hard limits.
+
+The model only proposes: the reply's `forget` refs ("m2") name memories the
+customer's message negates ("that's not my company", "forget what you know about
+X"). Code applies at most three per request, only refs this turn actually showed,
+and only memories close enough to the customer's message; anything else is
+ignored. Deleted memories are read back to the customer in the same reply, worded
+by code in the customer's language, and deletion is permanent.
+"""
+from __future__ import annotations
+
+from .recall import Recalled
+from .store import MemoryStore
+
+MAX_FORGET = 3
+
+_READBACK = {
+    "en": "I have forgotten this:",
+    "et": "Unustasin selle:",
+    "ru": "Я забыл это:",
+    "es": "He olvidado esto:",
+    "ko": "다음 내용을 잊었습니다:",
+}
+
+
+def choose(refs: list[str], recalled: Recalled, *, threshold: float, limit: int = MAX_FORGET) -> list[str]:
+    """The refs code agrees to act on, in the order the model gave them."""
+    chosen: list[str] = []
+    for ref in refs:
+        if len(chosen) == limit:
+            break
+        if ref in chosen or ref not in recalled.refs:
+            continue  # a ref the model was not shown is ignored
+        if recalled.distance[ref] > threshold:
+            continue  # too far from what the customer said to be what they meant
+        chosen.append(ref)
+    return chosen
+
+
+def apply(store: MemoryStore, refs: list[str], recalled: Recalled, *, threshold: float) -> list[str]:
+    """Delete the chosen memories; return their contents, for `forgotten` and the readback."""
+    chosen = choose(refs, recalled, threshold=threshold)
+    memories = [recalled.refs[r] for r in chosen]
+    store.delete([m.id for m in memories])
+    return [m.content for m in memories]
+
+
+def readback(lang: str, contents: list[str]) -> str:
+    if not contents:
+        return ""
+    head = _READBACK.get(lang, _READBACK["en"])
+    return "\n".join([head, *(f"– {c}" for c in contents)])

