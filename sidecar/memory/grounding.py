@@ -946,3 +946,22 @@ def check(fact: str, customer_text: str, lang: str) -> Grounding:
 
 def is_grounded(fact: str, customer_text: str, lang: str) -> bool:
     return check(fact, customer_text, lang).ok
+
+
+# --------------------------------------------------------------------------- shared with dedup
+
+def stems_match(a: str, b: str) -> bool:
+    """The tolerance the content check uses: equal stems, one a long enough prefix of
+    the other, or a long shared prefix covering most of the shorter stem."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= PREFIX_MIN and long_.startswith(short):
+        return True
+    shared = len(_common_prefix(a, b))
+    return shared >= SHARED_MIN and shared >= SHARED_SHARE * len(short)
+
+
+def ko_stem(word: str) -> str:
+    """A Korean word with its particles and endings stripped ('빵집에서' -> '빵집')."""
+    return _ko_candidates(word)[-1]
