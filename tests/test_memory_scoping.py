@@ -1,0 +1,111 @@
+"""No customer ever gets another customer's memory: a property over many spaces
+and random operations, across two sites."""
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from sidecar.keys import rotate_master_key
+from sidecar.memory.recall import recall
+from sidecar.memory.reembed import reembed_site
+from sidecar.memory.store import MemoryStore
+from sidecar.sites import add_site
+from sidecar.spaces import find_space, resolve_space
+from tests.conftest import chat_payload
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words vectors: scoping does not depend on the model."""
+
+    name, model, dim = "test", "hash-64", 64
+
+    def embed(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                out[i, int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+            out[i] /= np.linalg.norm(out[i]) or 1.0
+        return out
+
+
+EMB = HashEmbedder()
+ops = st.lists(st.tuples(st.sampled_from(["remember", "recall", "export", "forget"]),
+                         st.integers(0, 5), st.integers(0, 3)), min_size=1, max_size=25)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=ops)
+def test_memories_never_cross_spaces(engine, keyring, operations):
+    sites = [add_site(engine, keyring, "p-" + secrets.token_hex(5)) for _ in range(2)]
+    customers = [(sites[i % 2], f"v:cust{i}") for i in range(6)]  # cust0 on site A and cust1 on B, ...
+    for op, who, k in operations:
+        site, identity = customers[who]
+        marker = f"{site.id}-{identity}"
+        with engine.begin() as conn:
+            store = MemoryStore(conn, resolve_space(conn, keyring, site, identity))
+            if op == "remember":
+                text = f"shared words bikes bakery {marker} fact{k}"
+                store.insert(kind="fact", content=text, topic=None, importance=k + 1, embedding=EMB.embed([text])[0],
+                             embed_model=EMB.model, conversation_id=None, turn_seq=None)
+            elif op == "recall":
+                # The same words every customer uses: only the scope keeps them apart.
+                shown = recall(EMB.embed(["shared words bikes bakery"])[0], store.all(), threshold=2.0)
+                assert all(marker in m.content for m in shown.refs.values())
+            elif op == "export":
+                assert all(marker in m.content for m in store.all(with_embeddings=False))
+            else:
+                mine = store.all()
+                store.delete([m.id for m in mine][:1])
+    # Finally: every row opens only in its own space, and all of them carry its marker.
+    with engine.connect() as conn:
+        for site, identity in customers:
+            space = find_space(conn, keyring, site, identity)
+            if space:
+                assert all(f"{site.id}-{identity}" in m.content for m in MemoryStore(conn, space).all())
+
+
+def test_a_store_cannot_be_built_without_a_space(engine):
+    import pytest
+    with engine.connect() as conn:
+        with pytest.raises(TypeError):
+            MemoryStore(conn, None)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            MemoryStore(conn, 42)  # type: ignore[arg-type]
+
+
+def test_reembed_and_key_rotation_keep_memories(engine, keyring, site):
+    import os
+    from sidecar.crypto import Keyring
+    with engine.begin() as conn:
+        store = MemoryStore(conn, resolve_space(conn, keyring, site, "v:re"))
+        store.insert(kind="fact", content="Runs a bakery in Tartu.", topic=None, importance=3,
+                     embedding=np.ones(8, dtype=np.float32) / np.sqrt(8), embed_model="old-model",
+                     conversation_id=None, turn_seq=None)
+    assert reembed_site(engine, keyring, site, EMB) == 1
+    assert reembed_site(engine, keyring, site, EMB) == 0  # nothing stale left
+    new = Keyring(os.urandom(32))
+    rotate_master_key(engine, keyring, new)
+    try:
+        with engine.connect() as conn:
+            from sidecar.sites import load_site
+            reloaded = load_site(conn, new, site.id)
+            [m] = MemoryStore(conn, find_space(conn, new, reloaded, "v:re")).all()
+        assert m.content == "Runs a bakery in Tartu." and m.embed_model == EMB.model
+        assert np.allclose(m.embedding, EMB.embed(["Runs a bakery in Tartu."])[0])
+    finally:
+        rotate_master_key(engine, new, keyring)
+
+
+def test_memory_off_recalls_and_queues_nothing(make_services, make_client, site, engine):
+    from sqlalchemy import func, select
+    from sidecar import tables
+    svc = make_services(memory=False)
+    assert svc.memory is None
+    client = make_client(svc, site)
+    assert client.post("/v1/chat", chat_payload("I run a bakery")).status_code == 200
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(tables.memory_jobs)
+                            .where(tables.memory_jobs.c.site_id == site.id)).scalar_one() == 0
