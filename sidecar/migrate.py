@@ -1,8 +1,10 @@
 """Ordered, idempotent migrations: sql/NNN_name.sql applied once each, in order.
 
-MySQL commits DDL implicitly, so a migration cannot be rolled back; every statement
-is written to be re-runnable (IF NOT EXISTS) and a migration is recorded only after
-all of its statements succeeded.
+MySQL commits DDL implicitly, so a migration cannot be rolled back; a migration is
+recorded only after all of its statements succeeded, and re-running one that was cut
+short must work: tables are created IF NOT EXISTS, and an ALTER that finds its
+column or index already there (MySQL has no ADD COLUMN IF NOT EXISTS) is taken as
+done.
 """
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ import sys
 from pathlib import Path
 
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.engine import Engine
 
 from .errors import ConfigError
 
 _MIGRATION = re.compile(r"^(\d{3,})_[\w-]+\.sql$")
+# Duplicate column, duplicate key name, duplicate foreign key: the change is already there.
+_ALREADY_DONE = {1060, 1061, 1826}
 
 
 def sql_dir() -> Path:
@@ -65,7 +70,11 @@ def migrate(engine: Engine, directory: Path | None = None) -> list[str]:
             continue
         with engine.begin() as conn:
             for statement in split_statements(path.read_text(encoding="utf-8")):
-                conn.execute(text(statement))
+                try:
+                    conn.execute(text(statement))
+                except OperationalError as exc:
+                    if exc.orig.args[0] not in _ALREADY_DONE:
+                        raise
             conn.execute(text("INSERT INTO rtac_schema_migrations (version) VALUES (:v)"), {"v": name})
         applied_now.append(name)
     return applied_now

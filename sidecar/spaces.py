@@ -8,6 +8,7 @@ wrapped key, so anything sealed under that key is unreadable from then on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.mysql import insert as mysql_insert
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import func
 
 from . import tables as t
-from .crypto import Keyring, keyed_hash, new_key, open_sealed, seal
+from .crypto import Keyring, Sealer, keyed_hash, new_key
 from .sites import Site
 
 
@@ -24,12 +25,17 @@ class Space:
     id: int
     site_id: str
     key: bytes = field(repr=False)
+    memory_version: int = 0  # as read with the space; see MemoryStore
+
+    @cached_property
+    def _sealer(self) -> Sealer:
+        return Sealer(self.key)
 
     def seal(self, plaintext: bytes, aad: str) -> bytes:
-        return seal(self.key, plaintext, aad)
+        return self._sealer.seal(plaintext, aad)
 
     def open(self, blob: bytes, aad: str) -> bytes:
-        return open_sealed(self.key, blob, aad)
+        return self._sealer.open(blob, aad)
 
 
 def identity_of(visitor_id: str, wp_user_id: int | None) -> str:
@@ -47,12 +53,12 @@ def space_key_aad(site_id: str, identity_hash: bytes) -> str:
 def find_space(conn: Connection, keyring: Keyring, site: Site, identity: str) -> Space | None:
     ih = _identity_hash(site, identity)
     row = conn.execute(
-        select(t.spaces.c.id, t.spaces.c.wrapped_key)
+        select(t.spaces.c.id, t.spaces.c.wrapped_key, t.spaces.c.memory_version)
         .where(t.spaces.c.site_id == site.id, t.spaces.c.identity_hash == ih)
     ).first()
     if row is None:
         return None
-    return Space(row.id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, ih)))
+    return Space(row.id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, ih)), row.memory_version)
 
 
 def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str) -> Space:
@@ -85,8 +91,9 @@ def erase_space(conn: Connection, site: Site, identity: str) -> bool:
 
 
 def space_by_id(conn: Connection, keyring: Keyring, site: Site, space_id: int) -> Space | None:
-    row = conn.execute(select(t.spaces.c.identity_hash, t.spaces.c.wrapped_key)
+    row = conn.execute(select(t.spaces.c.identity_hash, t.spaces.c.wrapped_key, t.spaces.c.memory_version)
                        .where(t.spaces.c.site_id == site.id, t.spaces.c.id == space_id)).first()
     if row is None:
         return None
-    return Space(space_id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, row.identity_hash)))
+    return Space(space_id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, row.identity_hash)),
+                 row.memory_version)

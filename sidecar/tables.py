@@ -35,6 +35,7 @@ spaces = Table(
     Column("key_id", LargeBinary),
     Column("created_at", DateTime),
     Column("last_seen_at", DateTime),
+    Column("memory_version", Integer),
 )
 
 documents = Table(

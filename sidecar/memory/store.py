@@ -42,6 +42,15 @@ class Memory:
     updated_at: datetime
 
 
+@dataclass
+class MemoryIndex:
+    """A space's embeddings of one model, opened: what a turn's recall scans."""
+
+    ids: list[int]
+    importance: list[int]
+    matrix: np.ndarray  # (n, dim), unit rows
+
+
 def normalize_topic(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split()).strip(" .,!?;:")
 
@@ -69,6 +78,12 @@ class MemoryStore:
     def _scope(self):
         return (_M.site_id == self.space.site_id, _M.space_id == self.space.id)
 
+    def _changed(self) -> None:
+        """Every write bumps the space's memory version in the same transaction, so a
+        cached index of this space is known stale by whoever reads the space next."""
+        self.conn.execute(update(t.spaces).where(t.spaces.c.id == self.space.id)
+                          .values(memory_version=t.spaces.c.memory_version + 1))
+
     def _row(self, r, with_embedding: bool) -> Memory:
         uid = r.uid
         embedding = None
@@ -93,6 +108,23 @@ class MemoryStore:
             q = q.where(_M.kind == kind)
         return [self._row(r, with_embeddings) for r in self.conn.execute(q.order_by(_M.id))]
 
+    def index(self, embed_model: str) -> MemoryIndex:
+        rows = self.conn.execute(select(_M.id, _M.uid, _M.importance, _M.embedding_enc)
+                                 .where(*self._scope(), _M.embed_model == embed_model).order_by(_M.id)).all()
+        if not rows:
+            return MemoryIndex([], [], np.zeros((0, 0), dtype=np.float32))
+        matrix = np.vstack([np.frombuffer(self._open(r.uid, "embedding", r.embedding_enc), dtype=np.float32)
+                            for r in rows])
+        return MemoryIndex([r.id for r in rows], [r.importance for r in rows], matrix)
+
+    def get(self, ids: list[int]) -> list[Memory]:
+        """These memories of this space, opened without their embeddings."""
+        if not ids:
+            return []
+        cols = [_M.id, _M.uid, _M.kind, _M.content_enc, _M.topic_enc, _M.importance, _M.embed_model,
+                _M.conversation_id, _M.turn_seq, _M.created_at, _M.updated_at]
+        return [self._row(r, False) for r in self.conn.execute(select(*cols).where(*self._scope(), _M.id.in_(ids)))]
+
     def count(self) -> int:
         return self.conn.execute(select(func.count()).select_from(t.memories).where(*self._scope())).scalar_one()
 
@@ -116,6 +148,7 @@ class MemoryStore:
             embedding_enc=self._seal(uid, "embedding", np.asarray(embedding, dtype=np.float32).tobytes()),
             embed_model=embed_model, importance=importance, conversation_id=conversation_id,
             turn_seq=turn_seq, created_at=now, updated_at=now)).inserted_primary_key[0]
+        self._changed()
         return Memory(new_id, uid, kind, content, topic, importance, np.asarray(embedding, dtype=np.float32),
                       embed_model, conversation_id, turn_seq, now, now)
 
@@ -128,17 +161,22 @@ class MemoryStore:
             embedding_enc=self._seal(memory.uid, "embedding", np.asarray(embedding, dtype=np.float32).tobytes()),
             embed_model=embed_model, importance=max(importance, memory.importance),
             conversation_id=conversation_id, turn_seq=turn_seq, updated_at=utcnow()))
+        self._changed()
 
     def set_embedding(self, memory: Memory, embedding: np.ndarray, embed_model: str) -> None:
         self.conn.execute(update(t.memories).where(*self._scope(), _M.id == memory.id).values(
             embedding_enc=self._seal(memory.uid, "embedding", np.asarray(embedding, dtype=np.float32).tobytes()),
             embed_model=embed_model))
+        self._changed()
 
     def delete(self, ids: list[int]) -> int:
         """Permanent: no archive, no history row, no soft delete."""
         if not ids:
             return 0
-        return self.conn.execute(delete(t.memories).where(*self._scope(), _M.id.in_(ids))).rowcount
+        n = self.conn.execute(delete(t.memories).where(*self._scope(), _M.id.in_(ids))).rowcount
+        if n:
+            self._changed()
+        return n
 
     def evict_over(self, cap: int) -> int:
         """Keep at most `cap` memories: the least important go first, and among equals
