@@ -265,3 +265,23 @@ def test_eviction_keeps_the_cap(svc, engine, site, keyring):
         assert store.evict_over(6) == 6
         kept = store.all(with_embeddings=False)
     assert len(kept) == 6 and {m.content for m in kept if m.importance == 5} == {"fact 0", "fact 3", "fact 6", "fact 9"}
+
+
+def test_one_embedding_call_per_turn_for_all_its_entries(client, fake, svc, engine, site):
+    calls = []
+    real = svc.memory.embedder
+
+    class Counting:
+        name, model, dim = real.name, real.model, real.dim
+
+        def embed(self, texts):
+            calls.append(list(texts))
+            return real.embed(texts)
+
+    svc.memory.embedder = Counting()
+    c = Customer(client, fake, svc, "v-batch")
+    c.says("I run a bakery in Tartu with 4 cargo bikes and our insurance renewal is in June.",
+           said(("fact", "Runs a bakery in Tartu.", None, 4), ("fact", "Has 4 cargo bikes.", None, 3),
+                ("fact", "Insurance renewal is in June.", None, 4)))
+    assert calls == [["Runs a bakery in Tartu.", "Has 4 cargo bikes.", "Insurance renewal is in June."]]
+    assert len(c.memories(engine, site)) == 3
