@@ -96,9 +96,16 @@ def index_text(text: str, lang: str) -> str:
 
 def query_text(text: str, lang: str, max_terms: int = 48) -> str:
     """Distinct terms of a question, in order, bounded: a 4,000-character message
-    must not turn into a query that scans the whole index."""
+    must not turn into a query that scans the whole index. Question words and
+    fillers ("kui palju", "сколько", "do you have") are left out: InnoDB's stopword
+    list is English-only, and each such word makes the server score a large share of
+    the index for nothing (measured: 1,375 of 10k chunks touched to return 8). A
+    question made of nothing else is searched as it is."""
+    terms = tokens(text, lang)
+    stop = stopwords(lang)
+    topical = [t for t in terms if t not in stop] or terms
     seen: dict[str, None] = {}
-    for tok in tokens(text, lang):
+    for tok in topical:
         if tok not in seen:
             seen[tok] = None
             if len(seen) >= max_terms:

@@ -137,6 +137,10 @@ def test_search_text_normalisation():
     assert index_text("Цены", "ru") == index_text("цена", "ru") == "цен"
     assert "가격_" in index_text("가격은", "ko").split()
     assert query_text("price price PRICE of a tyre", "en") == "price tyre"
+    # Question words are not searched, unless there is nothing else.
+    assert query_text("Kui palju maksab teie hooldus?", "et") == index_text("maksab hooldus", "et")
+    assert query_text("Сколько стоит ремонт?", "ru") == index_text("стоит ремонт", "ru")
+    assert query_text("What is this?", "en") == "what this"
     assert len(query_text(" ".join(f"word{i}" for i in range(500)), "en").split()) == 48
 
 
