@@ -35,11 +35,9 @@ from sidecar.services import Services
 from sidecar.signing import sign_headers
 from sidecar.sites import Site
 
-from .corpus import Corpus
+from .corpus import VISITOR_MIX, Corpus
 from .stats import Summary
 
-# Visitors' languages on the Estonian demo business (the corpus is 45 % et).
-VISITOR_MIX = {"et": 0.40, "en": 0.25, "ru": 0.20, "es": 0.10, "ko": 0.05}
 # Conversation lengths: many one-question visitors, some short exchanges, long chats.
 LENGTHS = [(1, 0.35), (2, 0.10), (3, 0.10), (4, 0.05), (10, 0.40)]
 ACTIVE = 6               # conversations open at once; turns interleave between them
@@ -200,6 +198,41 @@ class ChatBench:
             records.append(self.turn())
         return records, time.perf_counter() - w0, time.process_time() - c0
 
+    def run_with_retrieve(self, retrieve_fn, n: int) -> tuple[list[TurnRecord], float, float]:
+        """n turns with sidecar.turn's retrieve replaced in this process (a what-if;
+        no file is changed)."""
+        orig = sidecar.turn.retrieve
+        sidecar.turn.retrieve = retrieve_fn
+        try:
+            return self.run(n)
+        finally:
+            sidecar.turn.retrieve = orig
+
+    def embed_timing(self, corpus: Corpus, seed: int, n: int) -> dict | None:
+        """Time the memory embedder on chat messages: what recall adds to a turn of a
+        customer who has memories (the bench's turns have none: extraction jobs are
+        queued but never run, Services.build(background=False)). None without memory."""
+        memory = getattr(self.services, "memory", None)
+        embedder = getattr(memory, "embedder", None)
+        if embedder is None:
+            return None
+        rng = random.Random(f"embed-{seed}")
+        messages = []
+        for _ in range(n):
+            lang = rng.choices(list(VISITOR_MIX), list(VISITOR_MIX.values()))[0]
+            messages.append(corpus.question(rng, lang, words_max=rng.choice((3, 4, 6, 8))))
+        t = time.perf_counter()
+        embedder.embed([messages[0]])
+        first = time.perf_counter() - t
+        seconds = []
+        for m in messages:
+            t = time.perf_counter()
+            embedder.embed([m])
+            seconds.append(time.perf_counter() - t)
+        return {"model": getattr(embedder, "model", type(embedder).__name__), "first_s": first,
+                "summary": Summary.of(seconds), "chars": sum(map(len, messages)) / len(messages),
+                "max_chars": max(map(len, messages))}
+
     # --- breakdown ------------------------------------------------------------------------
     def instrumented(self, n: int) -> "Breakdown":
         bd = Breakdown()
@@ -248,6 +281,7 @@ _STAGES = [
     (sidecar.turn, "find_conversation", "  find_conversation"),
     (sidecar.turn, "history", "  history (SELECT + decrypt)"),
     (sidecar.turn, "retrieve", "  retrieve (FULLTEXT)"),
+    ("sidecar.memory.service.Memory", "recall", "  memory recall"),
     (sidecar.turn, "pack", "  budget pack"),
     (sidecar.turn, "build", "  prompt build"),
     (sidecar.turn, "_ask", "  provider (instant)"),
@@ -256,7 +290,9 @@ _STAGES = [
     (sidecar.turn, "append_turn", "  append_turn (encrypt + INSERTs)"),
     (sidecar.usage, "record", "  usage.record"),
     (sidecar.unanswered, "record", "  unanswered.record"),
+    ("sidecar.memory.service.Memory", "enqueue", "  memory: queue extraction job"),
     (sidecar.turn, "touch", "  touch space"),
+    ("sidecar.memory.service.Memory", "notify", "  memory: notify worker"),
     (Services, "maybe_maintain", "  maybe_maintain"),
 ]
 _TX = ["  read transaction: open (pool checkout + ping)", "  read transaction: COMMIT + check-in",
@@ -359,6 +395,10 @@ class Breakdown:
         self._restore.clear()
         services.engine = self._engine
 
+    @property
+    def labels(self) -> set[str]:
+        return set(self.stage_n)
+
     def per_turn_ms(self, label: str) -> float:
         return self.stage_s.get(label, 0.0) * 1000.0 / self.turns
 
@@ -373,13 +413,21 @@ class Breakdown:
         order[idx:idx] = [_TX[2]]
         idx = order.index("  maybe_maintain")
         order[idx:idx] = [_TX[3]]
-        return [(label, self.per_turn_ms(label), self.stage_n.get(label, 0) / self.turns) for label in order]
+        rows = [(label, self.per_turn_ms(label), self.stage_n.get(label, 0) / self.turns) for label in order
+                if label in self.stage_n or label.strip().startswith(("read transaction", "write transaction"))]
+        inside = sum(ms for label, ms, _ in rows if label.startswith("  ") and _inside_chat_turn(label))
+        rows.append(("  rest of chat_turn (unwrapped code)", self.per_turn_ms("chat_turn (all of it)") - inside, 0.0))
+        return rows
 
     def db_rows(self) -> list[tuple[str, float, float, float]]:
         """(statement kind, round trips per turn, mean ms, ms per turn), most time first."""
         rows = [(k, self.db_n[k] / self.turns, self.db_s[k] * 1000.0 / self.db_n[k], self.db_s[k] * 1000.0 / self.turns)
                 for k in self.db_n]
         return sorted(rows, key=lambda r: -r[3])
+
+
+def _inside_chat_turn(label: str) -> bool:
+    return label.strip() not in ("nonce INSERT + COMMIT", "site lookup (cached 30 s)")
 
 
 class _EngineProxy:

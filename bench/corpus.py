@@ -26,6 +26,8 @@ LANGS = ("et", "en", "ru", "es", "ko")
 # et) with English and Russian versions, some Spanish and very little Korean.
 CORPUS_MIX = {"et": 0.45, "en": 0.25, "ru": 0.15, "es": 0.12, "ko": 0.03}
 DEFAULT_LANG = "et"
+# Visitors' languages (the chat bench and the "mixed" query kind).
+VISITOR_MIX = {"et": 0.40, "en": 0.25, "ru": 0.20, "es": 0.10, "ko": 0.05}
 GENERATED_WORDS = {"et": 7000, "en": 7000, "ru": 7000, "es": 6000, "ko": 3000}
 ZIPF_S = 1.05
 ZIPF_Q = 2.7  # Zipf-Mandelbrot offset: the head is a little flatter than pure Zipf

@@ -46,7 +46,12 @@ class LocalMariaDB:
 
     def __enter__(self) -> "LocalMariaDB":
         self._old_term = signal.signal(signal.SIGTERM, _raise_exit)
-        subprocess.run([str(MARIADB_LOCAL), "start", str(self.dir), str(self.port)], check=True)
+        # The server's tmpdir defaults to $TMPDIR: a private one, because the retrieval query writes an
+        # on-disk temporary table per search and other processes on this machine clean /tmp.
+        tmpdir = self.dir / "tmp"
+        tmpdir.mkdir()
+        subprocess.run([str(MARIADB_LOCAL), "start", str(self.dir), str(self.port)], check=True,
+                       env=dict(os.environ, TMPDIR=str(tmpdir)))
         self._started = True
         return self
 
@@ -85,7 +90,10 @@ def server_info(engine: Engine) -> dict:
                  "innodb_ft_num_word_optimize", "max_allowed_packet")
         in_list = ",".join(f"'{n}'" for n in names)
         rows = conn.execute(text(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({in_list})")).all()
-    return {r[0]: r[1] for r in rows}
+        info = {r[0]: r[1] for r in rows}
+        info["default_stopwords"] = conn.execute(text(
+            "SELECT COUNT(*) FROM information_schema.INNODB_FT_DEFAULT_STOPWORD")).scalar_one()
+    return info
 
 
 # --- bulk loading ------------------------------------------------------------------------
@@ -117,7 +125,7 @@ class LoadStats:
 
 
 def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: int,
-                pool: multiprocessing.pool.Pool) -> LoadStats:
+                pool: multiprocessing.pool.Pool, id_offset: int = 0) -> LoadStats:
     """n_chunks chunks for one site: generated (and indexed with the sidecar's
     index_text) in a worker process while this one inserts the previous batch:
     BATCH_ROWS chunks per executemany, one transaction per batch."""
@@ -129,7 +137,7 @@ def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: i
     try:
         cur = raw.cursor()
         cur.max_stmt_length = 4 * 1024 * 1024  # pymysql folds executemany into multi-row INSERTs
-        doc_id = chunk_id = 0
+        doc_id = chunk_id = id_offset
         for batch in pool.imap(_worker_batch, jobs):
             doc_rows, chunk_rows, first_doc = [], [], doc_id
             for source, source_id, lang, title, digest in batch.docs:
