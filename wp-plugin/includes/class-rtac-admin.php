@@ -1,0 +1,113 @@
+<?php
+/**
+ * The admin menu `rtac`, the plugin's admin assets (on its own screens only)
+ * and the notices that follow a redirect with `rtac_msg`.
+ *
+ * @package rtac
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+final class Rtac_Admin {
+
+	const CAP = 'manage_options';
+
+	private Rtac_Admin_Settings $settings_page;
+	private Rtac_Admin_Unanswered $unanswered;
+	private Rtac_Admin_Reindex $reindex;
+
+	/** @var array<string, string> page slug => hook suffix */
+	private array $screens = array();
+
+	public function __construct( Rtac_Admin_Settings $settings_page, Rtac_Admin_Unanswered $unanswered, Rtac_Admin_Reindex $reindex ) {
+		$this->settings_page = $settings_page;
+		$this->unanswered    = $unanswered;
+		$this->reindex       = $reindex;
+	}
+
+	/** admin_menu, priority 9: before WordPress adds the post-type submenus under `rtac`. */
+	public function register_menu(): void {
+		$this->screens['rtac'] = (string) add_menu_page(
+			__( 'Chat assistant', 'rtac' ),
+			__( 'Assistant', 'rtac' ),
+			self::CAP,
+			'rtac',
+			array( $this->settings_page, 'render' ),
+			'dashicons-format-chat',
+			58
+		);
+		add_submenu_page( 'rtac', __( 'Assistant settings', 'rtac' ), __( 'Settings', 'rtac' ), self::CAP, 'rtac', array( $this->settings_page, 'render' ) );
+	}
+
+	/** admin_menu, priority 11: after the knowledge base and leads. */
+	public function register_submenus(): void {
+		$this->screens['rtac-unanswered'] = (string) add_submenu_page(
+			'rtac',
+			__( 'Unanswered questions', 'rtac' ),
+			__( 'Unanswered', 'rtac' ),
+			self::CAP,
+			'rtac-unanswered',
+			array( $this->unanswered, 'render' )
+		);
+		$this->screens['rtac-reindex'] = (string) add_submenu_page(
+			'rtac',
+			__( 'Re-index content', 'rtac' ),
+			__( 'Re-index', 'rtac' ),
+			self::CAP,
+			'rtac-reindex',
+			array( $this->reindex, 'render' )
+		);
+		if ( '' !== $this->screens['rtac-unanswered'] ) {
+			// Bulk actions are handled before any output, so they can redirect.
+			add_action( 'load-' . $this->screens['rtac-unanswered'], array( $this->unanswered, 'on_load' ) );
+		}
+	}
+
+	/** admin_enqueue_scripts: styles on the plugin's screens and the dashboard only. */
+	public function enqueue( string $hook_suffix ): void {
+		$ours = in_array( $hook_suffix, $this->screens, true );
+		if ( $ours || 'index.php' === $hook_suffix ) {
+			wp_enqueue_style( 'rtac-admin', plugins_url( 'assets/admin.css', RTAC_FILE ), array(), RTAC_VERSION );
+		}
+		if ( ( $this->screens['rtac-reindex'] ?? null ) === $hook_suffix ) {
+			$this->reindex->enqueue();
+		}
+	}
+
+	/**
+	 * The notice for `?rtac_msg=<code>` after a redirect. Codes, not texts, travel
+	 * in the URL, so nothing in it is ever printed as given.
+	 */
+	public static function render_notice(): void {
+		$code  = isset( $_GET['rtac_msg'] ) ? sanitize_key( wp_unslash( $_GET['rtac_msg'] ) ) : ''; // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- display only
+		$count = isset( $_GET['rtac_n'] ) ? absint( $_GET['rtac_n'] ) : 0; // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- display only
+		$map   = array(
+			'tested'           => array( 'info', __( 'Connection tested; the results are below.', 'rtac' ) ),
+			/* translators: %d: number of questions. */
+			'dismissed'        => array( 'success', sprintf( _n( '%d question dismissed.', '%d questions dismissed.', $count, 'rtac' ), $count ) ),
+			'dismiss_failed'   => array( 'error', __( 'The question could not be dismissed: the assistant service did not answer. Please try again.', 'rtac' ) ),
+			'nothing_selected' => array( 'warning', __( 'No questions were selected.', 'rtac' ) ),
+			'kb_added'         => array( 'success', __( 'The answer was added to the knowledge base and the question marked as resolved.', 'rtac' ) ),
+			'kb_added_open'    => array( 'warning', __( 'The answer was added to the knowledge base, but the question could not be marked as resolved. You can dismiss it later.', 'rtac' ) ),
+			'kb_failed'        => array( 'error', __( 'The knowledge base entry could not be created.', 'rtac' ) ),
+			'answer_empty'     => array( 'error', __( 'Please write an answer first.', 'rtac' ) ),
+		);
+		if ( ! isset( $map[ $code ] ) ) {
+			return;
+		}
+		list( $type, $text ) = $map[ $code ];
+		printf( '<div class="notice notice-%1$s is-dismissible"><p>%2$s</p></div>', esc_attr( $type ), esc_html( $text ) );
+	}
+
+	/** The URL of one of the plugin's pages with a message code. */
+	public static function page_url( string $page, array $args = array() ): string {
+		return add_query_arg( array_merge( array( 'page' => $page ), $args ), admin_url( 'admin.php' ) );
+	}
+
+	/** Stops a request from a user who may not manage the plugin. */
+	public static function require_cap(): void {
+		if ( ! current_user_can( self::CAP ) ) {
+			wp_die( esc_html__( 'Sorry, you are not allowed to do that.', 'rtac' ), '', array( 'response' => 403 ) );
+		}
+	}
+}

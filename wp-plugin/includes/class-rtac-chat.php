@@ -1,0 +1,176 @@
+<?php
+/**
+ * One visitor turn: POST /wp-json/rtac/v1/chat -> signed POST {sidecar}/v1/chat.
+ *
+ * Whatever happens behind it, the visitor gets a 200 with something useful:
+ * an unreachable, slow or failing sidecar turns into a polite reply with the
+ * business's contacts (`degraded: true`), never a PHP error or a 5xx.
+ *
+ * @package rtac
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+final class Rtac_Chat {
+
+	const MAX_MESSAGE = 4000;
+	// The sidecar gives a turn 40 s (RTAC_TURN_DEADLINE) and then answers
+	// offline; waiting a little longer lets that answer arrive.
+	const TIMEOUT = 45;
+	const ACTIONS = array( 'none', 'offer_booking', 'offer_lead', 'show_contact' );
+
+	private Rtac_Settings $settings;
+	private Rtac_Context $context;
+	private Rtac_Rate_Limiter $limiter;
+	private ?Rtac_Client $client;
+
+	public function __construct( Rtac_Settings $settings, Rtac_Context $context, Rtac_Rate_Limiter $limiter, ?Rtac_Client $client = null ) {
+		$this->settings = $settings;
+		$this->context  = $context;
+		$this->limiter  = $limiter;
+		$this->client   = $client;
+	}
+
+	/** @return WP_REST_Response|WP_Error */
+	public function handle( WP_REST_Request $request ) {
+		$message = trim( (string) $request->get_param( 'message' ) );
+		$length  = mb_strlen( $message );
+		if ( $length < 1 || $length > self::MAX_MESSAGE ) {
+			return new WP_Error(
+				'rtac_invalid_message',
+				/* translators: %d: maximum number of characters. */
+				sprintf( __( 'The message must be between 1 and %d characters long.', 'rtac' ), self::MAX_MESSAGE ),
+				array( 'status' => 400 )
+			);
+		}
+
+		$visitor_id = Rtac_Visitor::ensure_id();
+		$wait       = $this->limiter->hit( Rtac_Visitor::ip(), $visitor_id );
+		if ( $wait > 0 ) {
+			return Rtac_Rate_Limiter::response( $wait );
+		}
+
+		$user_id         = Rtac_Visitor::wp_user_id();
+		$lang            = Rtac_Language::for_visitor( (string) $request->get_param( 'lang' ) );
+		$conversation_id = (string) $request->get_param( 'conversation_id' );
+		$page            = $request->get_param( 'page' );
+		$page            = is_array( $page ) ? $page : array();
+
+		$body = array(
+			'visitor'       => Rtac_Visitor::payload( $visitor_id, $user_id ),
+			'message'       => $message,
+			'lang'          => $lang,
+			'page'          => array(
+				'url'   => mb_substr( esc_url_raw( (string) ( $page['url'] ?? '' ) ), 0, 2048 ),
+				'title' => mb_substr( sanitize_text_field( (string) ( $page['title'] ?? '' ) ), 0, 512 ),
+			),
+			'lead_captured' => Rtac_Visitor::lead_captured( $visitor_id, $user_id ),
+			'pinned'        => $this->context->pinned( $lang ),
+		);
+		if ( '' !== $conversation_id ) {
+			$body = array( 'conversation_id' => $conversation_id ) + $body;
+		}
+
+		$client = $this->client ?? Rtac_Client::from_settings( $this->settings );
+		$res    = $client->request( 'POST', '/v1/chat', $body, array( 'timeout' => self::TIMEOUT ) );
+
+		if ( null !== $res['error'] || ! is_array( $res['body'] ) || ! is_string( $res['body']['reply'] ?? null ) ) {
+			/**
+			 * Fires when a chat turn could not be answered by the sidecar.
+			 *
+			 * @param WP_Error|null $error  The transport or HTTP error.
+			 * @param array         $result The client result {status, body, error}.
+			 */
+			do_action( 'rtac_sidecar_error', $res['error'], $res );
+			$data = $this->fallback( $conversation_id, $lang );
+		} else {
+			$data = $this->reply( $res['body'] );
+		}
+
+		$response = new WP_REST_Response( $data, 200 );
+		// Each answer is for one visitor; no proxy or page cache may keep it.
+		$response->header( 'Cache-Control', 'no-store, private' );
+		return $response;
+	}
+
+	/** The widget's view of a sidecar reply, every field typed. */
+	public function reply( array $r ): array {
+		$action = in_array( $r['action'] ?? 'none', self::ACTIONS, true ) ? $r['action'] : 'none';
+		$data   = array(
+			'conversation_id' => isset( $r['conversation_id'] ) ? (string) $r['conversation_id'] : null,
+			'reply'           => (string) $r['reply'],
+			'quick_replies'   => array_slice( self::strings( $r['quick_replies'] ?? array() ), 0, 3 ),
+			'action'          => $action,
+			'unanswered'      => ! empty( $r['unanswered'] ),
+			'forgotten'       => self::strings( $r['forgotten'] ?? array() ),
+			'sources'         => self::sources( $r['sources'] ?? array() ),
+			'degraded'        => ! empty( $r['degraded'] ),
+		);
+		if ( 'offer_booking' === $action ) {
+			$booking = $this->settings->booking_url();
+			if ( '' !== $booking ) {
+				$data['booking_url'] = $booking;
+			} else {
+				// No booking page configured: a way to get in touch is the next best thing.
+				$data['action'] = 'show_contact';
+			}
+		}
+		if ( 'show_contact' === $data['action'] || $data['degraded'] ) {
+			$data['contact'] = $this->settings->contact();
+		}
+		return $data;
+	}
+
+	/** The answer when the sidecar cannot give one. */
+	public function fallback( string $conversation_id, string $lang ): array {
+		return array(
+			'conversation_id' => '' !== $conversation_id ? $conversation_id : null,
+			'reply'           => $this->unavailable_text( $lang ),
+			'quick_replies'   => array(),
+			'action'          => 'show_contact',
+			'unanswered'      => false,
+			'forgotten'       => array(),
+			'sources'         => array(),
+			'degraded'        => true,
+			'contact'         => $this->settings->contact(),
+		);
+	}
+
+	/** The apology in the visitor's language when WordPress has that translation installed. */
+	private function unavailable_text( string $lang ): string {
+		$switched = false;
+		if ( function_exists( 'switch_to_locale' ) && Rtac_Language::normalize( determine_locale() ) !== $lang ) {
+			foreach ( get_available_languages() as $locale ) {
+				if ( Rtac_Language::normalize( $locale ) === $lang ) {
+					$switched = switch_to_locale( $locale );
+					break;
+				}
+			}
+		}
+		$text = __( 'Sorry, our assistant is unavailable right now. Please contact us directly — we are happy to help.', 'rtac' );
+		if ( $switched ) {
+			restore_previous_locale();
+		}
+		return $text;
+	}
+
+	private static function strings( $list ): array {
+		if ( ! is_array( $list ) ) {
+			return array();
+		}
+		return array_values( array_map( 'strval', array_filter( $list, 'is_scalar' ) ) );
+	}
+
+	private static function sources( $list ): array {
+		$out = array();
+		foreach ( is_array( $list ) ? $list : array() as $s ) {
+			if ( is_array( $s ) ) {
+				$out[] = array(
+					'title' => (string) ( $s['title'] ?? '' ),
+					'url'   => esc_url_raw( (string) ( $s['url'] ?? '' ) ),
+				);
+			}
+		}
+		return $out;
+	}
+}

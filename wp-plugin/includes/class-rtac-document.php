@@ -1,0 +1,121 @@
+<?php
+/**
+ * A post as the sidecar's document: what may be sent, and its rendered text.
+ *
+ * @package rtac
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+final class Rtac_Document {
+
+	const MAX_CONTENT = 2000000; // The sidecar's per-document limit.
+
+	/** @return string[] */
+	public static function synced_types(): array {
+		$types = apply_filters( 'rtac_sync_post_types', array( 'post', 'page', 'product', Rtac_Registry::POST_TYPE_KB ) );
+		return array_values( array_filter( array_map( 'strval', (array) $types ) ) );
+	}
+
+	public static function is_synced_type( string $post_type ): bool {
+		return in_array( $post_type, self::synced_types(), true );
+	}
+
+	/**
+	 * Whether the post belongs in the sidecar. Drafts, scheduled, private and
+	 * password-protected posts never do: the assistant would quote them to anyone.
+	 */
+	public static function is_public( WP_Post $post ): bool {
+		$public = self::is_synced_type( $post->post_type )
+			&& 'publish' === $post->post_status
+			&& '' === (string) $post->post_password;
+		/**
+		 * Filters whether a published post is sent to the assistant (false sends a delete).
+		 *
+		 * @param bool    $public Whether it is sent.
+		 * @param WP_Post $post   The post.
+		 */
+		return $public && (bool) apply_filters( 'rtac_sync_post', true, $post );
+	}
+
+	/** The PUT /v1/documents entry of a post. */
+	public static function payload( WP_Post $post ): array {
+		$doc = array(
+			'source'    => $post->post_type,
+			'source_id' => (string) $post->ID,
+			'lang'      => Rtac_Language::for_post( $post ),
+			'title'     => mb_substr( self::plain( $post->post_title ), 0, 512 ),
+			'url'       => is_post_type_viewable( $post->post_type ) ? (string) get_permalink( $post ) : '',
+			'content'   => mb_substr( self::render_text( $post ), 0, self::MAX_CONTENT ),
+		);
+		if ( $post->post_modified_gmt && '0000-00-00 00:00:00' !== $post->post_modified_gmt ) {
+			$doc['modified'] = gmdate( 'Y-m-d\TH:i:s\Z', (int) strtotime( $post->post_modified_gmt . ' UTC' ) );
+		}
+		/**
+		 * Filters the document sent for a post (add custom fields, a price, ...).
+		 *
+		 * @param array   $doc  {source, source_id, lang, title, url, content, modified?}.
+		 * @param WP_Post $post The post.
+		 */
+		return (array) apply_filters( 'rtac_document', $doc, $post );
+	}
+
+	/** Blocks and shortcodes rendered, tags stripped, paragraphs kept apart. */
+	public static function render_text( WP_Post $post ): string {
+		$content = (string) $post->post_content;
+		if ( 'product' === $post->post_type && '' !== trim( (string) $post->post_excerpt ) ) {
+			// WooCommerce keeps the short description (often the key facts) in the excerpt.
+			$content = $post->post_excerpt . "\n\n" . $content;
+		}
+
+		// Dynamic blocks and shortcodes read the global post.
+		$previous        = $GLOBALS['post'] ?? null;
+		$GLOBALS['post'] = $post; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited
+		setup_postdata( $post );
+
+		try {
+			$html = function_exists( 'do_blocks' ) ? do_blocks( $content ) : $content;
+			/**
+			 * Filters whether shortcodes are rendered (true) or stripped (false) when syncing.
+			 *
+			 * @param bool    $render Render them.
+			 * @param WP_Post $post   The post.
+			 */
+			if ( apply_filters( 'rtac_sync_render_shortcodes', true, $post ) ) {
+				// Some shortcodes echo instead of returning; that output belongs to no page here.
+				ob_start();
+				try {
+					$html = do_shortcode( $html );
+				} finally {
+					ob_end_clean();
+				}
+			} else {
+				$html = strip_shortcodes( $html );
+			}
+		} finally {
+			$GLOBALS['post'] = $previous; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited
+			if ( $previous instanceof WP_Post ) {
+				setup_postdata( $previous );
+			}
+		}
+		return self::html_to_text( $html );
+	}
+
+	public static function html_to_text( string $html ): string {
+		// Without these breaks "<p>Open</p><p>Mon</p>" would become "OpenMon".
+		$html = (string) preg_replace( '#<br\s*/?>#i', "\n", $html );
+		$html = (string) preg_replace( '#</(p|div|li|h[1-6]|tr|blockquote|pre|section|article|header|footer|figure|figcaption|table|ul|ol|dl|dd|dt)\s*>#i', "$0\n", $html );
+		$html = (string) preg_replace( '#</t[dh]\s*>#i', '$0 ', $html );
+		$text = wp_strip_all_tags( $html, false );
+		$text = html_entity_decode( $text, ENT_QUOTES | ENT_HTML5, 'UTF-8' );
+		$text = (string) preg_replace( '/[ \t\x{00A0}]+/u', ' ', $text );
+		$text = (string) preg_replace( '/ *\n */', "\n", $text );
+		$text = (string) preg_replace( '/\n{3,}/', "\n\n", $text );
+		return trim( $text );
+	}
+
+	/** A title as plain text (no tags, no entities). */
+	public static function plain( string $text ): string {
+		return trim( html_entity_decode( wp_strip_all_tags( $text ), ENT_QUOTES | ENT_HTML5, 'UTF-8' ) );
+	}
+}

@@ -1,0 +1,262 @@
+<?php
+/**
+ * Contacts left through the widget's lead form: POST /wp-json/rtac/v1/lead.
+ *
+ * Stored as private `rtac_lead` posts (visible to administrators only),
+ * mailed to the site owner, and remembered for the visitor so the assistant
+ * stops offering the form (`lead_captured` on later turns).
+ *
+ * @package rtac
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+final class Rtac_Leads {
+
+	private Rtac_Rate_Limiter $limiter;
+
+	public function __construct( Rtac_Rate_Limiter $limiter ) {
+		$this->limiter = $limiter;
+	}
+
+	public function register(): void {
+		$cap = 'manage_options';
+		register_post_type(
+			Rtac_Registry::POST_TYPE_LEAD,
+			array(
+				'labels'              => array(
+					'name'          => __( 'Leads', 'rtac' ),
+					'singular_name' => __( 'Lead', 'rtac' ),
+					'edit_item'     => __( 'Lead', 'rtac' ),
+					'search_items'  => __( 'Search leads', 'rtac' ),
+					'not_found'     => __( 'No leads yet.', 'rtac' ),
+					'all_items'     => __( 'Leads', 'rtac' ),
+				),
+				'public'              => false,
+				'publicly_queryable'  => false,
+				'exclude_from_search' => true,
+				'show_in_nav_menus'   => false,
+				'show_ui'             => true,
+				'show_in_menu'        => 'rtac',
+				'show_in_rest'        => false,
+				'rewrite'             => false,
+				'query_var'           => false,
+				'supports'            => array( 'title' ),
+				// Personal data: administrators only, and leads come from visitors, not from "Add new".
+				'map_meta_cap'        => false,
+				'capabilities'        => array(
+					'edit_post'              => $cap,
+					'read_post'              => $cap,
+					'delete_post'            => $cap,
+					'edit_posts'             => $cap,
+					'edit_others_posts'      => $cap,
+					'edit_private_posts'     => $cap,
+					'edit_published_posts'   => $cap,
+					'delete_posts'           => $cap,
+					'delete_others_posts'    => $cap,
+					'delete_private_posts'   => $cap,
+					'delete_published_posts' => $cap,
+					'read_private_posts'     => $cap,
+					'publish_posts'          => $cap,
+					'create_posts'           => 'do_not_allow',
+				),
+			)
+		);
+	}
+
+	/** @return WP_REST_Response|WP_Error */
+	public function handle( WP_REST_Request $request ) {
+		$visitor_id = Rtac_Visitor::ensure_id();
+		$wait       = $this->limiter->hit( Rtac_Visitor::ip(), $visitor_id );
+		if ( $wait > 0 ) {
+			return Rtac_Rate_Limiter::response( $wait );
+		}
+
+		$lead = $this->validate( $request );
+		if ( is_wp_error( $lead ) ) {
+			return $lead;
+		}
+		$user_id                 = Rtac_Visitor::wp_user_id();
+		$lead['visitor_id']      = $visitor_id;
+		$lead['wp_user_id']      = $user_id;
+		$post_id                 = $this->store( $lead );
+		if ( is_wp_error( $post_id ) ) {
+			return new WP_Error( 'rtac_lead_failed', __( 'Your details could not be saved. Please try again or contact us directly.', 'rtac' ), array( 'status' => 500 ) );
+		}
+		Rtac_Visitor::mark_lead_captured( $visitor_id, $user_id );
+		$this->notify( $post_id, $lead );
+
+		/**
+		 * Fires after a lead was stored and mailed.
+		 *
+		 * @param int   $post_id The rtac_lead post.
+		 * @param array $lead    {name, email, phone, message, conversation_id, visitor_id, wp_user_id}.
+		 */
+		do_action( 'rtac_lead_created', $post_id, $lead );
+
+		$response = new WP_REST_Response( array( 'ok' => true ), 200 );
+		$response->header( 'Cache-Control', 'no-store, private' );
+		return $response;
+	}
+
+	/** @return array|WP_Error The cleaned lead. */
+	public function validate( WP_REST_Request $request ) {
+		$name    = sanitize_text_field( (string) $request->get_param( 'name' ) );
+		$email   = sanitize_email( (string) $request->get_param( 'email' ) );
+		$phone   = sanitize_text_field( (string) $request->get_param( 'phone' ) );
+		$message = sanitize_textarea_field( (string) $request->get_param( 'message' ) );
+
+		if ( '' === $name ) {
+			return self::error( 'rtac_invalid_name', __( 'Please tell us your name.', 'rtac' ) );
+		}
+		if ( '' !== trim( (string) $request->get_param( 'email' ) ) && ! is_email( $email ) ) {
+			return self::error( 'rtac_invalid_email', __( 'Please check the e-mail address.', 'rtac' ) );
+		}
+		if ( '' !== $phone && ! preg_match( '/^[0-9+()\/.\s-]{5,40}$/', $phone ) ) {
+			return self::error( 'rtac_invalid_phone', __( 'Please check the phone number.', 'rtac' ) );
+		}
+		if ( '' === $email && '' === $phone ) {
+			return self::error( 'rtac_contact_required', __( 'Please leave an e-mail address or a phone number so we can reach you.', 'rtac' ) );
+		}
+		if ( true !== $request->get_param( 'consent' ) ) {
+			return self::error( 'rtac_consent_required', __( 'Please agree to being contacted about your request.', 'rtac' ) );
+		}
+		return array(
+			'name'            => mb_substr( $name, 0, 200 ),
+			'email'           => $email,
+			'phone'           => $phone,
+			'message'         => mb_substr( $message, 0, Rtac_Chat::MAX_MESSAGE ),
+			'conversation_id' => sanitize_text_field( (string) $request->get_param( 'conversation_id' ) ),
+		);
+	}
+
+	/** @return int|WP_Error */
+	public function store( array $lead ) {
+		return wp_insert_post(
+			array(
+				'post_type'   => Rtac_Registry::POST_TYPE_LEAD,
+				'post_status' => 'private',
+				'post_title'  => $lead['name'],
+				'meta_input'  => array(
+					Rtac_Registry::META_LEAD_NAME         => $lead['name'],
+					Rtac_Registry::META_LEAD_EMAIL        => $lead['email'],
+					Rtac_Registry::META_LEAD_PHONE        => $lead['phone'],
+					Rtac_Registry::META_LEAD_MESSAGE      => $lead['message'],
+					Rtac_Registry::META_LEAD_VISITOR      => $lead['visitor_id'] ?? '',
+					Rtac_Registry::META_LEAD_CONVERSATION => $lead['conversation_id'] ?? '',
+				),
+			),
+			true
+		);
+	}
+
+	public function notify( int $post_id, array $lead ): bool {
+		$to = (string) apply_filters( 'rtac_lead_recipient', get_option( 'admin_email' ), $lead );
+		if ( ! is_email( $to ) ) {
+			return false;
+		}
+		/* translators: %s: site name. */
+		$subject = sprintf( __( '[%s] New contact request from the chat assistant', 'rtac' ), wp_specialchars_decode( get_bloginfo( 'name' ), ENT_QUOTES ) );
+		$lines   = array(
+			/* translators: %s: visitor's name. */
+			sprintf( __( 'Name: %s', 'rtac' ), $lead['name'] ),
+			/* translators: %s: e-mail address. */
+			sprintf( __( 'E-mail: %s', 'rtac' ), $lead['email'] ),
+			/* translators: %s: phone number. */
+			sprintf( __( 'Phone: %s', 'rtac' ), $lead['phone'] ),
+			'',
+			$lead['message'],
+			'',
+			/* translators: %s: admin URL of the lead. */
+			sprintf( __( 'Open in WordPress: %s', 'rtac' ), admin_url( 'post.php?post=' . $post_id . '&action=edit' ) ),
+		);
+		$headers = array();
+		if ( '' !== $lead['email'] ) {
+			// Name and address are sanitized above; no header injection through newlines.
+			$headers[] = 'Reply-To: ' . str_replace( array( '"', "\r", "\n" ), '', $lead['name'] ) . ' <' . $lead['email'] . '>';
+		}
+		return (bool) wp_mail( $to, $subject, implode( "\n", $lines ), $headers );
+	}
+
+	/**
+	 * Lead post IDs with this e-mail address (privacy requests).
+	 *
+	 * @return int[]
+	 */
+	public static function ids_by_email( string $email, int $limit = -1, int $offset = 0 ): array {
+		if ( '' === $email ) {
+			return array();
+		}
+		return array_map(
+			'intval',
+			get_posts(
+				array(
+					'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
+					'post_status'      => 'any',
+					'fields'           => 'ids',
+					'numberposts'      => $limit,
+					'offset'           => $offset,
+					'orderby'          => 'ID',
+					'order'            => 'ASC',
+					'suppress_filters' => true,
+					'meta_key'         => Rtac_Registry::META_LEAD_EMAIL, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
+					'meta_value'       => $email, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
+				)
+			)
+		);
+	}
+
+	/** A lead's stored fields. */
+	public static function fields( int $post_id ): array {
+		$out = array();
+		foreach ( Rtac_Registry::post_meta()[ Rtac_Registry::POST_TYPE_LEAD ] as $key ) {
+			$out[ $key ] = (string) get_post_meta( $post_id, $key, true );
+		}
+		return $out;
+	}
+
+	/* ---- wp-admin: read-only view ---- */
+
+	public function add_meta_box(): void {
+		add_meta_box( 'rtac-lead', __( 'Contact request', 'rtac' ), array( $this, 'render_meta_box' ), Rtac_Registry::POST_TYPE_LEAD, 'normal', 'high' );
+	}
+
+	public function render_meta_box( WP_Post $post ): void {
+		$f      = self::fields( $post->ID );
+		$labels = array(
+			Rtac_Registry::META_LEAD_NAME         => __( 'Name', 'rtac' ),
+			Rtac_Registry::META_LEAD_EMAIL        => __( 'E-mail', 'rtac' ),
+			Rtac_Registry::META_LEAD_PHONE        => __( 'Phone', 'rtac' ),
+			Rtac_Registry::META_LEAD_MESSAGE      => __( 'Message', 'rtac' ),
+			Rtac_Registry::META_LEAD_CONVERSATION => __( 'Conversation', 'rtac' ),
+		);
+		echo '<table class="form-table" role="presentation"><tbody>';
+		foreach ( $labels as $key => $label ) {
+			echo '<tr><th scope="row">' . esc_html( $label ) . '</th><td>' . nl2br( esc_html( $f[ $key ] ) ) . '</td></tr>';
+		}
+		echo '</tbody></table>';
+	}
+
+	public function filter_columns( array $columns ): array {
+		$date = $columns['date'] ?? null;
+		unset( $columns['date'] );
+		$columns['rtac_email'] = __( 'E-mail', 'rtac' );
+		$columns['rtac_phone'] = __( 'Phone', 'rtac' );
+		if ( null !== $date ) {
+			$columns['date'] = $date;
+		}
+		return $columns;
+	}
+
+	public function render_column( string $column, int $post_id ): void {
+		if ( 'rtac_email' === $column ) {
+			echo esc_html( (string) get_post_meta( $post_id, Rtac_Registry::META_LEAD_EMAIL, true ) );
+		} elseif ( 'rtac_phone' === $column ) {
+			echo esc_html( (string) get_post_meta( $post_id, Rtac_Registry::META_LEAD_PHONE, true ) );
+		}
+	}
+
+	private static function error( string $code, string $message ): WP_Error {
+		return new WP_Error( $code, $message, array( 'status' => 400 ) );
+	}
+}

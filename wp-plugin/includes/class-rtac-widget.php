@@ -1,0 +1,93 @@
+<?php
+/**
+ * The chat widget on the front end: its script, its style and `window.rtacConfig`.
+ *
+ * The config is public (it is printed into every page), so it holds texts,
+ * contacts and the REST URL only; the sidecar URL, site id and secret never
+ * leave the server.
+ *
+ * @package rtac
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+final class Rtac_Widget {
+
+	const HANDLE = 'rtac-widget';
+
+	private Rtac_Settings $settings;
+
+	public function __construct( Rtac_Settings $settings ) {
+		$this->settings = $settings;
+	}
+
+	/** wp_enqueue_scripts: front end only (that hook never runs in wp-admin). */
+	public function enqueue(): void {
+		if ( is_admin() || ! $this->is_enabled() ) {
+			return;
+		}
+		wp_enqueue_script(
+			self::HANDLE,
+			plugins_url( 'assets/widget.js', RTAC_FILE ),
+			array(),
+			RTAC_VERSION,
+			array(
+				'strategy'  => 'defer',
+				'in_footer' => true,
+			)
+		);
+		wp_enqueue_style( self::HANDLE, plugins_url( 'assets/widget.css', RTAC_FILE ), array(), RTAC_VERSION );
+		wp_add_inline_script( self::HANDLE, 'window.rtacConfig = ' . wp_json_encode( $this->config(), JSON_HEX_TAG | JSON_HEX_AMP ) . ';', 'before' );
+	}
+
+	public function is_enabled(): bool {
+		/**
+		 * Filters whether the chat widget is shown on the current page.
+		 *
+		 * @param bool $enabled Default true.
+		 * @param int  $post_id The queried post ID, 0 on archives and the like.
+		 */
+		return (bool) apply_filters( 'rtac_widget_enabled', true, (int) get_queried_object_id() );
+	}
+
+	/** The exact shape widget.js reads. */
+	public function config(): array {
+		$w = $this->settings->widget();
+		return array(
+			'restUrl'    => rest_url( Rtac_Rest::NS . '/' ),
+			// Logged-in users only: it is how WordPress knows them on a REST request.
+			// Anonymous pages carry no nonce, so a cached page never breaks the chat.
+			'nonce'      => is_user_logged_in() ? wp_create_nonce( 'wp_rest' ) : '',
+			'lang'       => Rtac_Language::for_visitor(),
+			'title'      => (string) $w['title'],
+			'greeting'   => (string) $w['greeting'],
+			'color'      => (string) $w['color'],
+			'position'   => 'left' === $w['position'] ? 'left' : 'right',
+			'strings'    => self::strings(),
+			'contact'    => $this->settings->contact(),
+			'bookingUrl' => $this->settings->booking_url(),
+		);
+	}
+
+	public static function strings(): array {
+		return array(
+			'open'         => __( 'Open chat', 'rtac' ),
+			'close'        => __( 'Close chat', 'rtac' ),
+			'send'         => __( 'Send', 'rtac' ),
+			'placeholder'  => __( 'Type your question…', 'rtac' ),
+			'typing'       => __( 'The assistant is typing…', 'rtac' ),
+			'unavailable'  => __( 'Sorry, our assistant is unavailable right now. Please contact us directly.', 'rtac' ),
+			'leadTitle'    => __( 'Leave your contacts and we will get back to you', 'rtac' ),
+			'leadName'     => __( 'Name', 'rtac' ),
+			'leadEmail'    => __( 'E-mail', 'rtac' ),
+			'leadPhone'    => __( 'Phone', 'rtac' ),
+			'leadMessage'  => __( 'Message', 'rtac' ),
+			'leadConsent'  => __( 'I agree that my details are stored and used to contact me about this request.', 'rtac' ),
+			'leadSubmit'   => __( 'Send my contacts', 'rtac' ),
+			'leadThanks'   => __( 'Thank you! We will be in touch soon.', 'rtac' ),
+			'contactTitle' => __( 'Contact us', 'rtac' ),
+			'book'         => __( 'Book an appointment', 'rtac' ),
+			'error'        => __( 'Something went wrong. Please try again.', 'rtac' ),
+		);
+	}
+}
