@@ -36,7 +36,6 @@ final class Rtac_Widget {
 				'in_footer' => true,
 			)
 		);
-		wp_enqueue_style( self::HANDLE, plugins_url( 'assets/widget.css', RTAC_FILE ), array(), RTAC_VERSION );
 		wp_add_inline_script( self::HANDLE, 'window.rtacConfig = ' . wp_json_encode( $this->config(), JSON_HEX_TAG | JSON_HEX_AMP ) . ';', 'before' );
 	}
 
@@ -66,6 +65,9 @@ final class Rtac_Widget {
 			'strings'    => self::strings(),
 			'contact'    => $this->settings->contact(),
 			'bookingUrl' => $this->settings->booking_url(),
+			// The widget loads its stylesheet into its own shadow root: styles never leak
+			// into the theme, and the theme's never into the widget.
+			'cssUrl'     => add_query_arg( 'ver', RTAC_VERSION, plugins_url( 'assets/widget.css', RTAC_FILE ) ),
 		);
 	}
 
