@@ -8,7 +8,7 @@ DB_PORT ?= 3399
 PORT ?= 8787
 DEV_DB_URL := mysql+pymysql://root@127.0.0.1:$(DB_PORT)/rtac
 
-.PHONY: install system-deps run db-start stop test bench clean
+.PHONY: install system-deps system-deps-wp run run-wp db-start stop test bench clean
 
 $(BIN)/rtac: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ install: $(BIN)/rtac
 # MariaDB from the distribution; installed only when missing.
 system-deps:
 	@bash scripts/system-deps mariadb
+
+# WordPress, PHP, PHPUnit and Chromium for the plugin's tests and `make run-wp`.
+system-deps-wp:
+	@bash scripts/system-deps mariadb wordpress chromium
 
 db-start: system-deps
 	@mkdir -p $(RUN_DIR)
@@ -40,7 +44,14 @@ run: install db-start
 stop:
 	@scripts/mariadb-local stop $(RUN_DIR)/mariadb
 
-test: install system-deps
+# A real WordPress with the plugin and demo content, the sidecar and MariaDB; prints the URL
+# and the admin login, and stops WordPress and the sidecar on Ctrl-C (`make stop` stops MariaDB).
+WP_PORT ?= 8080
+run-wp: install system-deps-wp db-start
+	@RTAC_DATABASE_URL='$(DEV_DB_URL)' RTAC_MASTER_KEY="$$(cat $(RUN_DIR)/master.key)" \
+	  scripts/wp-run $(RUN_DIR) $(DB_PORT) $(PORT) $(WP_PORT)
+
+test: install system-deps system-deps-wp
 	$(BIN)/pytest -q
 
 bench: install system-deps

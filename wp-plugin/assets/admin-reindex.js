@@ -48,8 +48,11 @@
 		});
 	}
 
+	var label = button.textContent;
+
 	button.addEventListener('click', function () {
 		button.disabled = true;
+		button.textContent = label;
 		bar.hidden = false;
 		status.textContent = format(cfg.strings.progress, state.offset, Number(button.dataset.total) || 0);
 		batch().then(function () {

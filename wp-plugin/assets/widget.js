@@ -37,6 +37,7 @@
     return b;
   };
   const safe = u => {
+    if (typeof u !== 'string' || !u.trim()) return null; // '' would resolve to this very page
     try { const x = new URL(u, location.href); return /^https?:$/.test(x.protocol) ? x : null; } catch (e) { return null; }
   };
   // Same-site links open in place (the conversation survives page loads); others in a new tab.

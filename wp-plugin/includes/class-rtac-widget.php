@@ -78,7 +78,8 @@ final class Rtac_Widget {
 			'send'         => __( 'Send', 'rtac' ),
 			'placeholder'  => __( 'Type your question…', 'rtac' ),
 			'typing'       => __( 'The assistant is typing…', 'rtac' ),
-			'unavailable'  => __( 'Sorry, our assistant is unavailable right now. Please contact us directly.', 'rtac' ),
+			// Shown as a note under answers quoted without a model (degraded), not as an apology.
+			'unavailable'  => __( 'Limited mode: this answer comes straight from our saved information.', 'rtac' ),
 			'leadTitle'    => __( 'Leave your contacts and we will get back to you', 'rtac' ),
 			'leadName'     => __( 'Name', 'rtac' ),
 			'leadEmail'    => __( 'E-mail', 'rtac' ),
