@@ -67,6 +67,7 @@ final class Rtac_Plugin {
 		// Public: REST routes and the widget.
 		add_action( 'rest_api_init', array( $this->rest, 'register_routes' ) );
 		add_action( 'wp_enqueue_scripts', array( $this->widget, 'enqueue' ) );
+		add_filter( 'script_loader_tag', array( $this->widget, 'filter_script_loader_tag' ), 10, 2 );
 
 		// Content sync: collect during the request, send once at shutdown, retry by cron.
 		add_action( 'transition_post_status', array( $this->sync, 'on_transition_post_status' ), 10, 3 );

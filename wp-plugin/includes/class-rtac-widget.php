@@ -39,6 +39,17 @@ final class Rtac_Widget {
 		wp_add_inline_script( self::HANDLE, 'window.rtacConfig = ' . wp_json_encode( $this->config(), JSON_HEX_TAG | JSON_HEX_AMP ) . ';', 'before' );
 	}
 
+	/**
+	 * WordPress 6.3+ honours the 'defer' strategy itself; 6.1 and 6.2 ignore it, so the
+	 * attribute is added here for them. The inline config before the tag still runs first.
+	 */
+	public function filter_script_loader_tag( string $tag, string $handle ): string {
+		if ( self::HANDLE !== $handle || str_contains( $tag, ' defer' ) ) {
+			return $tag;
+		}
+		return str_replace( ' src=', ' defer src=', $tag );
+	}
+
 	public function is_enabled(): bool {
 		/**
 		 * Filters whether the chat widget is shown on the current page.

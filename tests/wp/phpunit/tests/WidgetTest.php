@@ -24,6 +24,14 @@ final class WidgetTest extends RtacTestCase {
         }
     }
 
+    public function test_the_widget_script_is_deferred_and_its_style_stays_out_of_the_page(): void {
+        $html = $this->http()->get('/')->body;
+        $this->assertMatchesRegularExpression('#<script[^>]*\sdefer[^>]*src=["\'][^"\']*/rtac/assets/widget\.js#', $html);
+        // The stylesheet belongs to the widget's shadow root: linked in the page, it would
+        // reach the theme's elements.
+        $this->assertDoesNotMatchRegularExpression('#<link[^>]+/rtac/assets/widget\.css#', $html);
+    }
+
     public function test_logged_in_users_get_a_working_wp_rest_nonce(): void {
         $uid = $this->makeUser('subscriber');
         $http = $this->loggedIn($uid);
