@@ -14,7 +14,6 @@
 """
 from __future__ import annotations
 
-import importlib
 from typing import Sequence
 
 import numpy as np
@@ -22,6 +21,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from ..providers.gemini import TRANSPORT_ERRORS  # httpx errors the SDK lets through
 from .base import EmbeddingError, empty, normalize_rows, prepare
 
 DEFAULT_MODEL = "gemini-embedding-001"
@@ -31,19 +31,7 @@ TASK_TYPE = "SEMANTIC_SIMILARITY"
 TASK_PREFIX = "task: sentence similarity | query: "
 
 
-def _transport_errors() -> tuple[type[Exception], ...]:
-    # The SDK sends through httpx2 or httpx, whichever is installed, and lets their
-    # timeout and connection errors through unwrapped.
-    found = []
-    for module in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(module).TransportError)
-        except ImportError:
-            pass
-    return tuple(found)
 
-
-_TRANSPORT_ERRORS = _transport_errors()
 
 
 def takes_task_type(model: str) -> bool:
@@ -90,7 +78,7 @@ class GeminiEmbedder:
             response = self._client.models.embed_content(model=self.model, contents=contents, config=config)
         except genai_errors.APIError as e:  # ClientError and ServerError included
             raise EmbeddingError(self.name, f"HTTP {e.code} {e.status}: {e.message}", http_status=e.code) from e
-        except _TRANSPORT_ERRORS as e:  # timeouts and connection errors
+        except TRANSPORT_ERRORS as e:  # timeouts and connection errors
             raise EmbeddingError(self.name, f"{type(e).__name__}: {e}") from e
         except ValueError as e:  # e.g. a body the SDK cannot parse
             raise EmbeddingError(self.name, f"{type(e).__name__}: {e}", retryable=False) from e

@@ -17,7 +17,7 @@ from .base import ChatRequest, ChatResult, Usage
 from .retry_after import retry_after
 
 
-def _transport_errors() -> tuple[type[Exception], ...]:
+def transport_errors() -> tuple[type[Exception], ...]:
     # The SDK sends through httpx2 or httpx, whichever is installed, and lets their
     # timeout and connection errors through unwrapped.
     found = []
@@ -29,7 +29,7 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     return tuple(found)
 
 
-_TRANSPORT_ERRORS = _transport_errors()
+TRANSPORT_ERRORS = transport_errors()
 
 
 class GeminiProvider:
@@ -73,7 +73,7 @@ class GeminiProvider:
         except genai_errors.APIError as e:  # ClientError and ServerError included
             raise ProviderError(self.name, f"HTTP {e.code} {e.status}: {e.message}",
                                 http_status=e.code, retry_after=_retry_after(e)) from e
-        except _TRANSPORT_ERRORS as e:  # timeouts and connection errors
+        except TRANSPORT_ERRORS as e:  # timeouts and connection errors
             raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
         except ValueError as e:
             # E.g. a response the SDK cannot parse: sending it again will not help.
