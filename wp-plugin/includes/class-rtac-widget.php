@@ -44,10 +44,13 @@ final class Rtac_Widget {
 	 * attribute is added here for them. The inline config before the tag still runs first.
 	 */
 	public function filter_script_loader_tag( string $tag, string $handle ): string {
-		if ( self::HANDLE !== $handle || str_contains( $tag, ' defer' ) ) {
+		if ( self::HANDLE !== $handle ) {
 			return $tag;
 		}
-		return str_replace( ' src=', ' defer src=', $tag );
+		// Only the widget's own <script src> element: $tag also holds the inline config,
+		// whose owner-written texts must stay exactly as they are.
+		$own = '#<script\b(?![^>]*\bdefer\b)(?=[^>]*\bid=["\']' . self::HANDLE . '-js["\'])#';
+		return (string) preg_replace( $own, '<script defer', $tag, 1 );
 	}
 
 	public function is_enabled(): bool {
