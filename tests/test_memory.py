@@ -217,7 +217,8 @@ def test_privacy_export_and_erase(client, fake, svc, engine, site):
                                                               ("topic", "Asked about bakery bikes.")}
     assert set(exported[0]) == {"kind", "content", "topic", "importance", "created_at", "updated_at"}
     assert client.post("/v1/privacy/export", {"visitor": {"id": "nobody"}}).get_json() == {"memories": []}
-    assert client.post("/v1/privacy/erase", {"visitor": {"id": "v-privacy"}}).get_json() == {"erased": True, "memories": 2}
+    assert client.post("/v1/privacy/erase", {"visitor": {"id": "v-privacy"}}).get_json() == {
+        "erased": True, "memories": 2, "turns": 1}
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(tables.memories)
                             .where(tables.memories.c.site_id == site.id)).scalar_one() == 0

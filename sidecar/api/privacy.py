@@ -3,10 +3,13 @@ An identity the sidecar has never seen (or already erased) exports nothing; no
 space is created by asking."""
 from __future__ import annotations
 
-from . import bp, json_body, services, signed_site
+from sqlalchemy import func, select
+
+from .. import tables as t
 from ..memory.store import MemoryStore
 from ..spaces import erase_space, find_space, identity_of
 from ..validation import parse_visitor
+from . import bp, json_body, services, signed_site
 
 
 def _iso(dt) -> str:
@@ -34,8 +37,12 @@ def erase():
     with svc.engine.begin() as conn:
         space = find_space(conn, svc.keyring, site, identity)
         count = MemoryStore(conn, space).count() if space else 0
+        # Beyond the contract's fields: whether conversation history went too, so the
+        # site can tell "nothing found" from "history erased".
+        turns = conn.execute(select(func.count()).select_from(t.turns).where(
+            t.turns.c.site_id == site.id, t.turns.c.space_id == space.id)).scalar_one() if space else 0
         if space:
             # The space row holds the only wrapped copy of its key: deleting it destroys
             # the key, and the schema cascades to memories, turns and queued jobs.
             erase_space(conn, site, identity)
-    return {"erased": True, "memories": count}
+    return {"erased": True, "memories": count, "turns": turns}

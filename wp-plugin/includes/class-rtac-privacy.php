@@ -134,7 +134,8 @@ final class Rtac_Privacy {
 					if ( null !== $res['error'] ) {
 						$retained   = true;
 						$messages[] = __( 'The chat assistant service could not be reached; what it remembers about this person was not erased. Please run the erasure again later.', 'rtac' );
-					} elseif ( ! empty( $res['body']['erased'] ) && (int) ( $res['body']['memories'] ?? 0 ) > 0 ) {
+					} elseif ( ! empty( $res['body']['erased'] )
+						&& ( (int) ( $res['body']['memories'] ?? 0 ) > 0 || (int) ( $res['body']['turns'] ?? 0 ) > 0 ) ) {
 						$removed = true;
 					}
 				}

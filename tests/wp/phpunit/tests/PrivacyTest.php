@@ -84,6 +84,16 @@ final class PrivacyTest extends RtacTestCase {
         $this->assertFalse(Rtac_Visitor::lead_captured($visitor, $uid));
     }
 
+    public function test_erasing_conversation_history_alone_counts_as_removed(): void {
+        $email = 'erasehistory' . wp_rand() . '@example.test';
+        $this->makeUser('subscriber', ['user_email' => $email]);
+        self::$fake->script('POST', '/v1/privacy/erase', ['body' => ['erased' => true, 'memories' => 0, 'turns' => 3]]);
+        $res = ($this->eraser())($email, 1);
+        $this->assertTrue($res['items_removed'], 'conversation history was erased even though no memory existed');
+        self::$fake->script('POST', '/v1/privacy/erase', ['body' => ['erased' => true, 'memories' => 0, 'turns' => 0]]);
+        $this->assertFalse(($this->eraser())($email, 1)['items_removed'], 'nothing existed: nothing removed');
+    }
+
     public function test_erase_reports_retained_data_when_the_sidecar_is_down(): void {
         $email = 'erasedown' . wp_rand() . '@example.test';
         $this->makeUser('subscriber', ['user_email' => $email]);
