@@ -10,6 +10,18 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Admin {
 
+	/** A post list's columns with `$extra` added before the date column, which stays last. */
+	public static function columns_before_date( array $columns, array $extra ): array {
+		$date = $columns['date'] ?? null;
+		unset( $columns['date'] );
+		$columns += $extra;
+		if ( null !== $date ) {
+			$columns['date'] = $date;
+		}
+		return $columns;
+	}
+
+
 	const CAP = 'manage_options';
 
 	private Rtac_Admin_Settings $settings_page;

@@ -208,14 +208,13 @@ final class Rtac_Knowledge_Base {
 	/* ---- list table columns ---- */
 
 	public function filter_columns( array $columns ): array {
-		$date = $columns['date'] ?? null;
-		unset( $columns['date'] );
-		$columns['rtac_lang']   = __( 'Language', 'rtac' );
-		$columns['rtac_pinned'] = __( 'Pinned', 'rtac' );
-		if ( null !== $date ) {
-			$columns['date'] = $date;
-		}
-		return $columns;
+		return Rtac_Admin::columns_before_date(
+			$columns,
+			array(
+				'rtac_lang'   => __( 'Language', 'rtac' ),
+				'rtac_pinned' => __( 'Pinned', 'rtac' ),
+			)
+		);
 	}
 
 	public function render_column( string $column, int $post_id ): void {

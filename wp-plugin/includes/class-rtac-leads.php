@@ -238,14 +238,13 @@ final class Rtac_Leads {
 	}
 
 	public function filter_columns( array $columns ): array {
-		$date = $columns['date'] ?? null;
-		unset( $columns['date'] );
-		$columns['rtac_email'] = __( 'E-mail', 'rtac' );
-		$columns['rtac_phone'] = __( 'Phone', 'rtac' );
-		if ( null !== $date ) {
-			$columns['date'] = $date;
-		}
-		return $columns;
+		return Rtac_Admin::columns_before_date(
+			$columns,
+			array(
+				'rtac_email' => __( 'E-mail', 'rtac' ),
+				'rtac_phone' => __( 'Phone', 'rtac' ),
+			)
+		);
 	}
 
 	public function render_column( string $column, int $post_id ): void {
