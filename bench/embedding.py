@@ -28,6 +28,7 @@ from sidecar.embedders.base import MAX_EMBED_CHARS, bound_text
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.embedders.openai_compat import OpenAICompatEmbedder
 
+from .db import cpu_model
 from .stats import Summary, loadavg
 
 RUNS = 25
@@ -73,16 +74,6 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def _free_port() -> int:
@@ -179,7 +170,7 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
     in_process_batched = _time(lambda: embedder.embed(TURN_ENTRIES), runs)
 
     return {
-        "machine": {"cores": _cores(), "cpu": _cpu_model(), "python": platform.python_version(),
+        "machine": {"cores": _cores(), "cpu": cpu_model(), "python": platform.python_version(),
                     "omp_threads": threads, "load_before": load_before, "load_after": loadavg()},
         "cold_ms": cold_ms,
         "local": local,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 
 from .errors import ConfigError
 

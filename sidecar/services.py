@@ -18,7 +18,6 @@ from .memory.service import Memory, MemorySettings
 from .providers import make_provider
 from .providers.base import Provider
 from .providers.chain import ProviderChain, RetryPolicy
-from .providers.offline import OfflineProvider
 from .signing import NonceStore
 from .sites import SiteRegistry
 
@@ -34,7 +33,6 @@ class Services:
     nonces: NonceStore
     chain: ProviderChain
     memory: Memory | None = None
-    offline: OfflineProvider = field(default_factory=OfflineProvider)
     _last_maintenance: float = 0.0
     _maintenance_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -62,7 +60,7 @@ class Services:
 
     @property
     def model(self) -> str:
-        return self.chain.links[0][1] if self.chain.links else self.offline.default_model
+        return self.chain.links[0][1] if self.chain.links else self.chain.offline.default_model
 
     def maybe_maintain(self, every: float = 600.0) -> None:
         """Expired nonces and turns past retention go, at most once per `every`

@@ -11,10 +11,10 @@ import logging
 
 from . import unanswered, usage
 from .budget import pack
+from .conversations import append_turn, find_conversation, history, new_conversation_id
 from .memory.forget import readback
 from .memory.recall import Recalled
 from .memory.store import MemoryStore
-from .conversations import append_turn, find_conversation, history, new_conversation_id
 from .prompt import build
 from .providers.base import ChatRequest, Grounding, GroundingEntry
 from .reply import REPLY_SCHEMA, Reply, parse_reply
@@ -55,7 +55,7 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
     result = svc.chain.chat(request).result
     reply = parse_reply(result.text)
     if not reply.reply:  # an empty answer helps nobody: quote the knowledge instead
-        result = svc.offline.chat(request)
+        result = svc.chain.offline.chat(request)
         reply = parse_reply(result.text)
     if result.degraded and svc.provider.name != "offline":
         # Every vendor failed: the visitor may need a person, so offer the contact card.

@@ -8,10 +8,9 @@ budget, after the prompt's cache boundary (they differ from turn to turn).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
-
-from typing import Callable
 
 from .store import Memory, MemoryIndex
 
