@@ -27,6 +27,14 @@ def create_app(config: Config | None = None, services: Services | None = None) -
     from .api import bp
     app.register_blueprint(bp)
 
+    if services.indexing is not None:
+        @app.before_request
+        def _indexing_worker():
+            # Started in the process that serves, on its first request: never in a
+            # preloading parent (threads and the embedding engine do not survive fork);
+            # then chunks queued by an import or an upgrade wait for no upsert.
+            services.indexing.ensure_running()
+
     @app.errorhandler(RtacError)
     def _rtac_error(exc: RtacError):
         return exc.to_json(), exc.status

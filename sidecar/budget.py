@@ -54,7 +54,7 @@ def pack(pinned: list[GroundingEntry], chunks: list[Chunk], budget: int) -> Pack
         room -= _cost(entry)
     kept: list[GroundingEntry] = []
     for c in chunks:  # best first; a chunk too big for what is left is skipped, a smaller one may fit
-        entry = GroundingEntry(c.title, c.content, c.url)
+        entry = GroundingEntry(c.title, c.content, c.url, lang=c.lang)
         if _cost(entry) <= room:
             kept.append(entry)
             room -= _cost(entry)

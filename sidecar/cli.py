@@ -23,10 +23,21 @@ def _engine(cfg):
 
 
 def cmd_init_db(args) -> int:
+    from sqlalchemy import select
+
+    from . import tables as t
+    from .documents import refresh_search_text
     from .migrate import migrate
     cfg = _config()
-    applied = migrate(_engine(cfg))
+    engine = _engine(cfg)
+    applied = migrate(engine)
     print(f"database ready ({'applied: ' + ', '.join(applied) if applied else 'already up to date'})")
+    with engine.connect() as conn:
+        site_ids = conn.execute(select(t.sites.c.id).order_by(t.sites.c.id)).scalars().all()
+    for site_id in site_ids:  # text prepared by an older release is searched the new way too
+        n = refresh_search_text(engine, site_id)
+        if n:
+            print(f"site {site_id}: search text of {n} chunk(s) refreshed")
     return 0
 
 
@@ -171,6 +182,7 @@ def cmd_doctor(args) -> int:
         print(f"config    FAIL  {exc.message}")
         return 1
     print(f"config    ok    provider={cfg.provider} model={cfg.model or '(default)'} embedder={cfg.embedder}")
+    engine, missing = None, ["(no database)"]
     try:
         engine = _engine(cfg)
         with engine.connect() as conn:
@@ -193,7 +205,7 @@ def cmd_doctor(args) -> int:
         ok = False
         print(f"provider  FAIL  {exc.message}")
         return 1
-    if cfg.memory:
+    if cfg.memory or cfg.retrieval == "hybrid":
         try:
             from .embedders import make_embedder
             embedder = make_embedder(cfg)
@@ -201,9 +213,22 @@ def cmd_doctor(args) -> int:
             print(f"embedder  ok    {embedder.name}, {embedder.model}, {len(vector)} dimensions")
         except Exception as exc:  # reported, not raised: the doctor's job is to list findings
             ok = False
+            embedder = None
             print(f"embedder  FAIL  {exc.__class__.__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        if cfg.retrieval == "hybrid" and embedder is not None and not missing:
+            from .embedding_queue import pending
+            with engine.connect() as conn:
+                site_ids = conn.execute(select(t.sites.c.id)).scalars().all()
+                waiting = {sid: pending(conn, sid, embedder.model) for sid in site_ids}
+            total = sum(waiting.values())
+            if total:
+                worst = ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items(), key=lambda kv: -kv[1])[:5] if n)
+                print(f"indexing  WARN  {total} chunk(s) not embedded yet ({worst}): found by FULLTEXT only until "
+                      "a running sidecar embeds them (or run `rtac reembed --site SITE`)")
+            else:
+                print("indexing  ok    every chunk is embedded: retrieval by meaning covers all pages")
     else:
-        print("embedder  --    memory is off (RTAC_MEMORY=off)")
+        print("embedder  --    memory is off (RTAC_MEMORY=off) and RTAC_RETRIEVAL=fulltext")
     pinned = []
     if args.pinned:
         with open(args.pinned, encoding="utf-8") as fh:
@@ -261,9 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
     doc.add_argument("--pinned", help="JSON file of a site's pinned entries, to size its stable prompt")
     doc.set_defaults(func=cmd_doctor)
 
-    re = sub.add_parser("reembed", help="re-embed a site's memories after an embedding-model change")
+    re = sub.add_parser("reembed", help="embed a site's pages and memories with the configured embedding model")
     re.add_argument("--site", required=True)
-    re.add_argument("--all", action="store_true", help="also rows already embedded by the current model")
+    re.add_argument("--all", action="store_true", help="also memories already embedded by the current model")
+    re.add_argument("--prune", action="store_true",
+                    help="then delete the site's page vectors of other models (once every sidecar runs the new one)")
     re.set_defaults(func=cmd_reembed)
 
     rot = sub.add_parser("rotate-master-key", help="re-wrap every key with a new master key")
@@ -275,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_reembed(args) -> int:
     from .crypto import Keyring
     from .embedders import make_embedder
+    from .embedding_queue import reembed_chunks
     from .memory.reembed import reembed_site
     from .sites import SiteRegistry
     cfg = _config()
@@ -282,6 +310,10 @@ def cmd_reembed(args) -> int:
     keyring = Keyring(cfg.master_key)
     site = SiteRegistry(engine, keyring).require(args.site)
     embedder = make_embedder(cfg)
+    if cfg.retrieval == "hybrid":
+        chunks = reembed_chunks(engine, site.id, embedder, prune=args.prune)
+        print(f"embedded {chunks} page chunk(s) of site {site.id} with {embedder.model}"
+              + ("; vectors of other models removed" if args.prune else ""))
     n = reembed_site(engine, keyring, site, embedder, everything=args.all)
     print(f"re-embedded {n} memories of site {site.id} with {embedder.model}")
     return 0

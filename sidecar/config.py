@@ -26,8 +26,9 @@ _KEYS = (
     "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
     "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES", "RTAC_TURN_DEADLINE", "RTAC_PROVIDER_ATTEMPTS",
     "RTAC_MEMORY", "RTAC_MEMORY_RECALL_DISTANCE", "RTAC_MEMORY_FORGET_DISTANCE", "RTAC_MEMORY_DEDUP_DISTANCE",
-    "RTAC_MEMORY_CAP",
+    "RTAC_MEMORY_CAP", "RTAC_RETRIEVAL",
 )
+RETRIEVALS = ("hybrid", "fulltext")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Config:
     memory_forget_distance: float = 0.125
     memory_dedup_distance: float = 0.12
     memory_cap: int = 1000
+    # hybrid: FULLTEXT and the embedder's vectors fused; fulltext: the lexical half alone
+    # (no chunk embeddings, no query embedding unless memory needs one).
+    retrieval: str = "hybrid"
 
     def api_key(self, provider: str) -> str:
         return self.api_keys.get(provider, "")
@@ -144,6 +148,10 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
     if embedder not in EMBEDDERS:
         raise ConfigError(f"RTAC_EMBEDDER must be one of {', '.join(EMBEDDERS)}, got {embedder!r}")
 
+    retrieval = values.get("RTAC_RETRIEVAL", "hybrid").strip().lower() or "hybrid"
+    if retrieval not in RETRIEVALS:
+        raise ConfigError(f"RTAC_RETRIEVAL must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
+
     base_urls = {
         name: values[key].strip()
         for name, key in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL"),
@@ -177,6 +185,7 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         memory_forget_distance=_positive(values, "RTAC_MEMORY_FORGET_DISTANCE", 0.125),
         memory_dedup_distance=_positive(values, "RTAC_MEMORY_DEDUP_DISTANCE", 0.12),
         memory_cap=_int(values, "RTAC_MEMORY_CAP", 1000, minimum=10),
+        retrieval=retrieval,
     )
 
 

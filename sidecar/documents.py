@@ -3,6 +3,10 @@
 A batch is written in one transaction, so a failing document leaves no partial
 write, and committed before anyone searches (FULLTEXT sees committed rows only).
 An unchanged document (same content hash) keeps its chunks untouched.
+
+The same transaction keeps the site's term statistics in step (lexicon) and queues
+each new chunk's embedding (embedding_queue): the text is searchable by FULLTEXT the
+moment it commits, and by meaning once a worker has embedded it.
 """
 from __future__ import annotations
 
@@ -13,11 +17,14 @@ from datetime import datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
+from . import embedding_queue, lexicon
 from . import tables as t
 from .chunking import chunk_text
 from .conversations import utcnow
 from .htmltext import html_to_text
+from .searchtext import VERSION as SEARCH_VERSION
 from .searchtext import index_text
+from .vectors import bump_content_version
 
 
 @dataclass(frozen=True)
@@ -63,20 +70,74 @@ def upsert(conn: Connection, site_id: str, docs: list[DocumentInput]) -> dict:
         else:
             doc_id = existing.id
             conn.execute(update(t.documents).where(t.documents.c.id == doc_id).values(**values))
-            conn.execute(delete(t.chunks).where(t.chunks.c.document_id == doc_id))
+            _drop_chunks(conn, site_id, doc_id)
         pieces = chunk_text(doc.title, text)
         if pieces:
-            conn.execute(insert(t.chunks), [
-                dict(site_id=site_id, document_id=doc_id, lang=doc.lang, seq=i, content=piece,
-                     search_text=index_text(f"{doc.title}\n{piece}", doc.lang))
-                for i, piece in enumerate(pieces)])
+            rows = [chunk_row(site_id, doc_id, doc.lang, i, doc.title, piece) for i, piece in enumerate(pieces)]
+            conn.execute(insert(t.chunks), rows)
+            lexicon.add(conn, site_id, (r["search_text"] for r in rows))
+            embedding_queue.enqueue_document(conn, site_id, doc_id)
+        bump_content_version(conn, site_id)
         upserted += 1
         chunks_written += len(pieces)
     return {"upserted": upserted, "chunks": chunks_written}
 
 
+def chunk_row(site_id: str, doc_id: int, lang: str, seq: int, title: str, piece: str) -> dict:
+    search_text = index_text(f"{title}\n{piece}", lang)
+    return dict(site_id=site_id, document_id=doc_id, lang=lang, seq=seq, content=piece, search_text=search_text,
+                term_count=lexicon.term_count(search_text), search_version=SEARCH_VERSION)
+
+
+def _drop_chunks(conn: Connection, site_id: str, doc_id: int) -> None:
+    old = conn.execute(select(t.chunks.c.search_text).where(
+        t.chunks.c.site_id == site_id, t.chunks.c.document_id == doc_id).with_for_update()).scalars().all()
+    lexicon.remove(conn, site_id, old)
+    conn.execute(delete(t.chunks).where(t.chunks.c.site_id == site_id, t.chunks.c.document_id == doc_id))
+
+
 def remove(conn: Connection, site_id: str, source: str, source_id: str) -> int:
-    result = conn.execute(delete(t.documents).where(
+    doc_id = conn.execute(select(t.documents.c.id).where(
         t.documents.c.site_id == site_id, t.documents.c.source == source,
-        t.documents.c.source_id == source_id))
-    return result.rowcount
+        t.documents.c.source_id == source_id).with_for_update()).scalar_one_or_none()
+    if doc_id is None:
+        return 0
+    _drop_chunks(conn, site_id, doc_id)
+    conn.execute(delete(t.documents).where(t.documents.c.site_id == site_id, t.documents.c.id == doc_id))
+    bump_content_version(conn, site_id)
+    return 1
+
+
+def refresh_search_text(engine, site_id: str, batch: int = 500) -> int:
+    """After an upgrade that changed how text is prepared (searchtext.VERSION): rewrite
+    the site's older chunks' search text and term counts, then recount its term
+    statistics. Batches commit on their own; a cut-short run resumes where it stopped."""
+    done = 0
+    while True:
+        with engine.begin() as conn:
+            rows = conn.execute(
+                select(t.chunks.c.id, t.chunks.c.lang, t.chunks.c.content, t.documents.c.title)
+                .join(t.documents, (t.documents.c.id == t.chunks.c.document_id)
+                      & (t.documents.c.site_id == t.chunks.c.site_id))
+                .where(t.chunks.c.site_id == site_id, t.chunks.c.search_version < SEARCH_VERSION)
+                .order_by(t.chunks.c.id).limit(batch).with_for_update()).all()
+            for r in rows:
+                search_text = index_text(f"{r.title}\n{r.content}", r.lang)
+                conn.execute(update(t.chunks).where(t.chunks.c.id == r.id).values(
+                    search_text=search_text, term_count=lexicon.term_count(search_text),
+                    search_version=SEARCH_VERSION))
+            if rows:
+                bump_content_version(conn, site_id)
+        done += len(rows)
+        if len(rows) < batch:
+            break
+    stale_terms = done > 0
+    if not stale_terms:
+        with engine.connect() as conn:
+            has_chunks = conn.execute(select(t.chunks.c.id).where(t.chunks.c.site_id == site_id).limit(1)).first()
+            has_terms = conn.execute(select(t.terms.c.term).where(t.terms.c.site_id == site_id).limit(1)).first()
+        stale_terms = bool(has_chunks) and not has_terms
+    if stale_terms:
+        with engine.begin() as conn:
+            lexicon.rebuild(conn, site_id)
+    return done

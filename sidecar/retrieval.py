@@ -1,23 +1,39 @@
-"""Document retrieval with MySQL/MariaDB FULLTEXT, natural language mode.
+"""Document retrieval: a lexical half and a half by meaning, fused into the top 8.
 
-Top 8 in the visitor's language first; when that yields fewer, the rest comes from
-the site's default language. InnoDB's FULLTEXT index only sees committed rows, so
-documents are always written in their own committed transaction before use.
+- Lexical: MySQL/MariaDB FULLTEXT (natural language mode) finds candidates in the
+  visitor's language, then in the site's default language when that yields fewer
+  than asked (the question analysed for that language's index, see
+  searchtext.query_terms); the candidates are re-scored with BM25 (lexicon.py), so
+  a short chunk that answers is not outranked by a long one that repeats a word.
+- By meaning: exact cosine over the site's chunk embeddings of every language
+  (vectors.py), so a Russian question finds the Estonian page.
+- Fused by weighted reciprocal rank (weights tuned on public QA data, see
+  bench/RESULTS.md); `sources` keep that order, best first.
+- Conversation-aware: the previous customer message of the conversation is folded
+  in at a lower weight (its terms in BM25, its embedding added to the query's), so a
+  follow-up ("and how much is that?") is retrieved with what the conversation is
+  about, while the current message still decides.
+
+InnoDB's FULLTEXT index only sees committed rows, so documents are always written in
+their own committed transaction before use.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
 
-from .searchtext import query_text
+from . import lexicon, vectors
+from .searchtext import query_terms
 
 TOP_K = 8
+MODES = ("hybrid", "lexical", "vector")
 
 # Rank ids alone, then read the few winners: selecting the text in the ranking
 # statement makes the server sort every match with its text in an on-disk temporary
-# table, for the same top 8.
+# table.
 _RANK = text(
     "SELECT c.id, MATCH(c.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
     " FROM rtac_chunks c"
@@ -25,6 +41,9 @@ _RANK = text(
     " AND MATCH(c.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
     " ORDER BY score DESC, c.id LIMIT :k"
 )
+_TERMS = text(
+    "SELECT c.id, c.search_text, c.term_count FROM rtac_chunks c WHERE c.site_id = :site AND c.id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
 _FETCH = text(
     "SELECT c.id, c.content, c.lang, d.title, d.url"
     " FROM rtac_chunks c JOIN rtac_documents d ON d.id = c.document_id AND d.site_id = c.site_id"
@@ -42,21 +61,156 @@ class Chunk:
     score: float
 
 
-def search(conn: Connection, site_id: str, lang: str, question: str, k: int = TOP_K) -> list[Chunk]:
-    q = query_text(question, lang)
-    if not q or k <= 0:
-        return []
-    ranked = conn.execute(_RANK, {"q": q, "site": site_id, "lang": lang, "k": k}).all()
+@dataclass(frozen=True)
+class Query:
+    """What one turn searches with. `vector` is the turn's one query embedding (shared
+    with memory recall); `previous` and `previous_vector` are the conversation's
+    previous customer message and its embedding, when there is one."""
+
+    text: str
+    lang: str
+    vector: np.ndarray | None = None
+    previous: str = ""
+    previous_vector: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    candidates: int = 40  # FULLTEXT rows re-scored per language, and nearest vectors
+    rrf_k: float = 60.0
+    lexical_weight: float = 1.0
+    vector_weight: float = 1.0
+    previous_terms: float = 0.4  # weight of the previous message's terms in BM25
+    previous_vector: float = 0.5  # weight of its embedding in the query vector
+
+
+class Retriever:
+    """One per process: holds the opened site matrices and lexical statistics."""
+
+    def __init__(self, model: str | None = None, settings: RetrievalSettings = RetrievalSettings(),
+                 matrices: vectors.MatrixCache | None = None):
+        self.model = model  # the embedding model of query vectors; None: lexical only
+        self.settings = settings
+        self.matrices = matrices or vectors.MatrixCache()
+        self.stats = lexicon.StatsCache()
+
+    def has_vectors(self, conn: Connection, site_id: str) -> bool:
+        """Whether a query embedding would be used for this site at all."""
+        if not self.model:
+            return False
+        version = vectors.content_version(conn, site_id)
+        return len(self.matrices.get(conn, site_id, self.model, version).ids) > 0
+
+    def retrieve(self, conn: Connection, site_id: str, default_lang: str, query: Query, k: int = TOP_K,
+                 mode: str = "hybrid") -> list[Chunk]:
+        if k <= 0 or mode not in MODES:
+            return []
+        version = vectors.content_version(conn, site_id)
+        lexical = self.lexical(conn, site_id, default_lang, query, version) if mode != "vector" else []
+        dense = self.dense(conn, site_id, query, version) if mode != "lexical" else []
+        if mode == "lexical" or not dense:
+            ranked = lexical[:k]
+        elif mode == "vector" or not lexical:
+            ranked = dense[:k]
+        else:
+            ranked = self.fuse(lexical, dense)[:k]
+        return _fetch(conn, site_id, ranked)
+
+    # --- the lexical half -----------------------------------------------------------
+
+    def lexical(self, conn: Connection, site_id: str, default_lang: str, query: Query,
+                version: int | None = None) -> list[tuple[int, float]]:
+        """(chunk id, BM25) in the visitor's language, best first, then the default
+        language's; the ranking is the visitor language's first (its pages speak to the
+        visitor), filled from the default language's when it has fewer than asked."""
+        version = vectors.content_version(conn, site_id) if version is None else version
+        ranked = self._lexical_in(conn, site_id, query, query.lang, version)
+        if len(ranked) < self.settings.candidates and default_lang != query.lang:
+            seen = {cid for cid, _ in ranked}
+            ranked += [(cid, s) for cid, s in self._lexical_in(conn, site_id, query, default_lang, version)
+                       if cid not in seen]
+        return ranked
+
+    def _weights(self, query: Query, target_lang: str) -> dict[str, float]:
+        weights = {term: 1.0 for term in query_terms(query.text, query.lang, target_lang)}
+        if query.previous and self.settings.previous_terms > 0:
+            for term in query_terms(query.previous, query.lang, target_lang):
+                weights.setdefault(term, self.settings.previous_terms)
+        return weights
+
+    def _lexical_in(self, conn: Connection, site_id: str, query: Query, lang: str,
+                    version: int) -> list[tuple[int, float]]:
+        weights = self._weights(query, lang)
+        if not weights:
+            return []
+        ids = [r.id for r in conn.execute(_RANK, {"q": " ".join(weights), "site": site_id, "lang": lang,
+                                                  "k": self.settings.candidates})]
+        if not ids:
+            return []
+        stats = self.stats.get(conn, site_id, version)
+        dfs = lexicon.document_frequencies(conn, site_id, weights)
+        scored = [(r.id, lexicon.bm25(weights, r.search_text, r.term_count, dfs, stats))
+                  for r in conn.execute(_TERMS, {"site": site_id, "ids": list(ids)})]
+        scored.sort(key=lambda s: (-s[1], s[0]))
+        return scored
+
+    # --- the half by meaning -------------------------------------------------------
+
+    def query_vector(self, query: Query) -> np.ndarray | None:
+        if query.vector is None:
+            return None
+        v = np.asarray(query.vector, dtype=np.float32)
+        if query.previous_vector is not None and self.settings.previous_vector > 0:
+            v = v + self.settings.previous_vector * np.asarray(query.previous_vector, dtype=np.float32)
+            v = v / (np.linalg.norm(v) or 1.0)
+        return v
+
+    def dense(self, conn: Connection, site_id: str, query: Query,
+              version: int | None = None) -> list[tuple[int, float]]:
+        v = self.query_vector(query)
+        if v is None or not self.model:
+            return []
+        version = vectors.content_version(conn, site_id) if version is None else version
+        matrix = self.matrices.get(conn, site_id, self.model, version)
+        if matrix.matrix.ndim != 2 or matrix.matrix.shape[1] != v.shape[0]:
+            return []
+        return matrix.nearest(v, self.settings.candidates)
+
+    # --- fusion ---------------------------------------------------------------------
+
+    def fuse(self, lexical: list[tuple[int, float]], dense: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Weighted reciprocal-rank fusion: ranks, not scores, so BM25's unbounded scale
+        and cosine's compressed one need no calibration against each other."""
+        s = self.settings
+        fused: dict[int, float] = {}
+        for rank, (cid, _) in enumerate(lexical):
+            fused[cid] = fused.get(cid, 0.0) + s.lexical_weight / (s.rrf_k + rank + 1)
+        for rank, (cid, _) in enumerate(dense):
+            fused[cid] = fused.get(cid, 0.0) + s.vector_weight / (s.rrf_k + rank + 1)
+        lex_rank = {cid: i for i, (cid, _) in enumerate(lexical)}
+        return sorted(fused.items(), key=lambda kv: (-kv[1], lex_rank.get(kv[0], len(lex_rank)), kv[0]))
+
+
+def _fetch(conn: Connection, site_id: str, ranked: list[tuple[int, float]]) -> list[Chunk]:
     if not ranked:
         return []
-    rows = {r.id: r for r in conn.execute(_FETCH, {"site": site_id, "ids": [r.id for r in ranked]})}
-    return [Chunk(r.id, rows[r.id].title, rows[r.id].url, rows[r.id].content, rows[r.id].lang, float(r.score))
-            for r in ranked if r.id in rows]
+    rows = {r.id: r for r in conn.execute(_FETCH, {"site": site_id, "ids": [cid for cid, _ in ranked]})}
+    return [Chunk(cid, rows[cid].title, rows[cid].url, rows[cid].content, rows[cid].lang, float(score))
+            for cid, score in ranked if cid in rows]
+
+
+_LEXICAL = Retriever()
+
+
+def search(conn: Connection, site_id: str, lang: str, question: str, k: int = TOP_K) -> list[Chunk]:
+    """The lexical half in one language: FULLTEXT candidates ranked by BM25."""
+    if k <= 0:
+        return []
+    ranked = _LEXICAL._lexical_in(conn, site_id, Query(question, lang), lang, vectors.content_version(conn, site_id))
+    return _fetch(conn, site_id, ranked[:k])
 
 
 def retrieve(conn: Connection, site_id: str, lang: str, default_lang: str, question: str,
              k: int = TOP_K) -> list[Chunk]:
-    found = search(conn, site_id, lang, question, k)
-    if len(found) < k and default_lang != lang:
-        found += search(conn, site_id, default_lang, question, k - len(found))
-    return found
+    """Lexical retrieval alone: visitor language first, default-language fill."""
+    return _LEXICAL.retrieve(conn, site_id, default_lang, Query(question, lang), k, mode="lexical")

@@ -12,12 +12,14 @@ from .config import Config
 from .conversations import purge_expired
 from .crypto import Keyring
 from .db import create_engine
-from .embedders import make_embedder
+from .embedders import Embedder, make_embedder
+from .embedding_queue import EmbeddingQueue
 from .errors import ProviderNotConfigured
 from .memory.service import Memory, MemorySettings
 from .providers import make_provider
 from .providers.base import Provider
 from .providers.chain import ProviderChain, RetryPolicy
+from .retrieval import Retriever
 from .signing import NonceStore
 from .sites import SiteRegistry
 
@@ -32,27 +34,36 @@ class Services:
     sites: SiteRegistry
     nonces: NonceStore
     chain: ProviderChain
+    embedder: Embedder | None = None  # the turn's: one query embedding per turn
+    retriever: Retriever = field(default_factory=Retriever)
+    indexing: EmbeddingQueue | None = None  # chunk embeddings, off the visitor's clock
     memory: Memory | None = None
     _last_maintenance: float = 0.0
     _maintenance_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, config: Config, engine: Engine | None = None, *, background: bool = False) -> "Services":
-        """`background`: run memory extraction in a worker thread (a server); without
-        it, queued extraction waits for `memory.run_pending()` (tests, the CLI)."""
+        """`background`: run memory extraction and chunk embedding in worker threads (a
+        server); without it, queued work waits for `memory.run_pending()` and
+        `indexing.drain()` (tests, the CLI)."""
         engine = engine or create_engine(config.database_url)
         keyring = Keyring(config.master_key)
         sites = SiteRegistry(engine, keyring)
         chain = build_chain(config)
+        hybrid = config.retrieval == "hybrid"
+        embedder = make_embedder(config) if (hybrid or config.memory) else None
+        retriever = Retriever(embedder.model if hybrid and embedder else None)
+        indexing = EmbeddingQueue(engine, make_embedder(config, lane="index"), background=background) \
+            if hybrid else None
         memory = None
         if config.memory:
             settings = MemorySettings(recall_distance=config.memory_recall_distance,
                                       forget_distance=config.memory_forget_distance,
                                       dedup_distance=config.memory_dedup_distance, cap=config.memory_cap)
-            memory = Memory(engine, sites, keyring, chain, make_embedder(config), settings,
+            memory = Memory(engine, sites, keyring, chain, embedder, settings,
                             timeout=config.provider_timeout, background=background)
         return cls(config=config, engine=engine, keyring=keyring, sites=sites, nonces=NonceStore(engine),
-                   chain=chain, memory=memory)
+                   chain=chain, embedder=embedder, retriever=retriever, indexing=indexing, memory=memory)
 
     @property
     def provider(self) -> Provider:

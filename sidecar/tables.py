@@ -5,6 +5,7 @@ from sqlalchemy import (
                         Boolean,
                         Column,
                         DateTime,
+                        Float,
                         Integer,
                         LargeBinary,
                         MetaData,
@@ -24,6 +25,7 @@ sites = Table(
     Column("key_id", LargeBinary),
     Column("default_lang", String(16)),
     Column("created_at", DateTime),
+    Column("content_version", Integer),
 )
 
 spaces = Table(
@@ -61,6 +63,8 @@ chunks = Table(
     Column("seq", Integer),
     Column("content", Text),
     Column("search_text", Text),
+    Column("term_count", Integer),
+    Column("search_version", Integer),
 )
 
 conversations = Table(
@@ -159,4 +163,32 @@ memory_jobs = Table(
     Column("locked_until", DateTime),
     Column("last_error", String(255)),
     Column("created_at", DateTime),
+)
+
+chunk_vectors = Table(
+    "rtac_chunk_vectors", metadata,
+    Column("chunk_id", BigInteger, primary_key=True),
+    Column("model", String(128), primary_key=True),
+    Column("site_id", String(64)),
+    Column("vec", LargeBinary),
+    Column("scale", Float),
+    Column("created_at", DateTime),
+)
+
+chunk_jobs = Table(
+    "rtac_chunk_jobs", metadata,
+    Column("chunk_id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("attempts", Integer),
+    Column("next_attempt_at", DateTime),
+    Column("locked_until", DateTime),
+    Column("last_error", String(255)),
+    Column("created_at", DateTime),
+)
+
+terms = Table(
+    "rtac_terms", metadata,
+    Column("site_id", String(64), primary_key=True),
+    Column("term", String(84), primary_key=True),
+    Column("df", Integer),
 )

@@ -1,5 +1,6 @@
 """One chat turn, flowing one way:
-request -> space -> history + retrieval -> budget -> prompt -> provider -> parse/clamp -> store -> response.
+request -> query embedding -> space -> history + retrieval + memories -> budget -> prompt -> provider
+-> parse/clamp -> store -> response.
 
 A vendor failure degrades the answer (after the provider chain's retries and
 failover, the offline provider answers from the same knowledge); it never drops
@@ -11,14 +12,15 @@ import logging
 
 from . import unanswered, usage
 from .budget import pack
-from .conversations import append_turn, find_conversation, history, new_conversation_id
+from .conversations import QueryVector, append_turn, find_conversation, history_turns, new_conversation_id
 from .memory.forget import readback
 from .memory.recall import Recalled
 from .memory.store import MemoryStore
 from .prompt import build
 from .providers.base import ChatRequest, Grounding, GroundingEntry
 from .reply import REPLY_SCHEMA, Reply, parse_reply
-from .retrieval import retrieve
+from .query_embedding import QueryEmbedding
+from .retrieval import Query
 from .services import Services
 from .sites import Site
 from .spaces import identity_of, resolve_space, touch
@@ -27,30 +29,47 @@ from .validation import ChatInput
 log = logging.getLogger("rtac.turn")
 
 
+def _query(inp: ChatInput, embedding: QueryEmbedding, past) -> Query:
+    """This turn's search: the message and its embedding, with the previous customer
+    message of the conversation (and its stored embedding) folded in at a lower weight."""
+    previous = past[-1] if past else None
+    previous_vector = previous.query.vector if previous and previous.query \
+        and previous.query.model == embedding.model else None
+    return Query(inp.message, inp.lang, embedding.get() if embedding.made else None,
+                 previous.message if previous else "", previous_vector)
+
+
 def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
     cfg = svc.config
     identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
     recalled = Recalled()
+    embedding = QueryEmbedding(svc.embedder, inp.message)
+    if svc.retriever.model:  # before any transaction: no connection waits on the CPU
+        embedding.get()
     with svc.engine.begin() as conn:
         space = resolve_space(conn, svc.keyring, site, identity)
         conversation_id = find_conversation(conn, space, inp.conversation_id)
-        past = history(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) if conversation_id else []
-        chunks = retrieve(conn, site.id, inp.lang, site.default_lang, inp.message)
+        past = history_turns(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) \
+            if conversation_id else []
+        chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
         if svc.memory is not None:
-            recalled = svc.memory.recall(conn, space, inp.message)
+            recalled = svc.memory.recall(conn, space, inp.message, embedding)
+    past = past[-cfg.history_turns:] if cfg.history_turns else []
     is_new = conversation_id is None
     conversation_id = conversation_id or new_conversation_id()
 
     pinned = [GroundingEntry(p.title, p.content, pinned=True) for p in inp.pinned]
     packed = pack(pinned, chunks, cfg.context_chars)
-    prompt = build(pinned=packed.pinned, retrieved=packed.retrieved, history=past, message=inp.message,
+    prompt = build(pinned=packed.pinned, retrieved=packed.retrieved, history=[(p.message, p.reply) for p in past],
+                   message=inp.message,
                    lang=inp.lang, page_title=inp.page_title, page_url=inp.page_url,
                    lead_captured=inp.lead_captured, memories=recalled.lines())
     request = ChatRequest(
         model=svc.model, system=prompt.system, system_tail=prompt.system_tail, messages=prompt.messages,
         max_tokens=cfg.max_tokens, schema=REPLY_SCHEMA, cache_key=f"rtac-{site.id}",
         timeout=cfg.provider_timeout,
-        grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved))
+        grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved,
+                            similarity=embedding.similarity if svc.embedder is not None else None))
 
     result = svc.chain.chat(request).result
     reply = parse_reply(result.text)
@@ -70,7 +89,8 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
                 reply = Reply(text, reply.quick_replies, reply.action, reply.unanswered, reply.forget)
         stored = append_turn(conn, space, conversation_id, is_new, lang=inp.lang, message=inp.message,
                              reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
-                             degraded=result.degraded, provider=result.provider, model=result.model)
+                             degraded=result.degraded, provider=result.provider, model=result.model,
+                             query=QueryVector(embedding.model, embedding.get()) if embedding.made else None)
         usage.record(conn, site.id, stored.id, result.provider, result.model, result.usage)
         if reply.unanswered:
             unanswered.record(conn, site, inp.message, inp.lang, inp.page_url)

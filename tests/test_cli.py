@@ -95,6 +95,33 @@ def test_doctor_reports_config_database_provider_and_cache(env, tmp_path):
     assert "cache     ok" in rtac(claude, "doctor", "--pinned", str(pinned)).stdout
 
 
+def test_pages_imported_wait_for_embeddings_until_reembed_and_init_db_refreshes_old_text(env, tmp_path, engine):
+    from sqlalchemy import select
+
+    from sidecar import tables
+    from sidecar.embedders.local import MODEL
+    from sidecar.embedding_queue import pending
+    site_id = "emb-" + os.urandom(4).hex()
+    rtac(env, "site", "add", site_id)
+    f = tmp_path / "export.xml"
+    f.write_text(WXR)
+    rtac(env, "import-wxr", str(f), "--site", site_id)
+    with engine.connect() as conn:
+        assert pending(conn, site_id, MODEL) == 1
+    assert "indexing  WARN" in rtac(env, "doctor").stdout
+    out = rtac(env, "reembed", "--site", site_id).stdout
+    assert f"embedded 1 page chunk(s) of site {site_id} with {MODEL}" in out
+    with engine.connect() as conn:
+        assert pending(conn, site_id, MODEL) == 0
+    with engine.begin() as conn:  # text prepared by an older release
+        conn.execute(tables.chunks.update().where(tables.chunks.c.site_id == site_id)
+                     .values(search_text="old", search_version=0))
+    assert f"site {site_id}: search text of 1 chunk(s) refreshed" in rtac(env, "init-db").stdout
+    with engine.connect() as conn:
+        assert "tandem" in conn.execute(select(tables.chunks.c.search_text)
+                                        .where(tables.chunks.c.site_id == site_id)).scalar_one()
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -133,7 +133,7 @@ def test_sites_never_see_each_others_documents(engine, site, keyring):
 
 
 def test_search_text_normalisation():
-    assert index_text("Hinnakirja 2026: 45 € ja", "et").split() == [index_text("hinnakirja", "et"), "2026", "45_"]
+    assert index_text("Hinnakirja 2026: 45 € ja", "et") == index_text("hinnakirja", "et") + " 2026 45_"
     assert index_text("Цены", "ru") == index_text("цена", "ru") == "цен"
     assert "가격_" in index_text("가격은", "ko").split()
     assert query_text("price price PRICE of a tyre", "en") == "price tyre"

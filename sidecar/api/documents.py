@@ -9,8 +9,12 @@ from . import bp, json_body, services, signed_site
 def put_documents():
     site = signed_site()
     docs = parse_documents(json_body(), site.default_lang)  # all validated before anything is written
-    with services().engine.begin() as conn:
-        return documents.upsert(conn, site.id, docs)
+    svc = services()
+    with svc.engine.begin() as conn:
+        result = documents.upsert(conn, site.id, docs)
+    if svc.indexing is not None:
+        svc.indexing.notify()  # embedding follows, off this request
+    return result
 
 
 @bp.delete("/v1/documents")

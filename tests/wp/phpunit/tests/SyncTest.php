@@ -265,4 +265,23 @@ final class SyncTest extends RtacTestCase {
         $this->assertArrayHasKey('next_offset', $r->json());
         $this->assertCount(1, $this->puts());
     }
+
+    public function test_reindex_page_shows_what_the_sidecar_has_not_embedded_yet(): void {
+        self::$fake->script('GET', '/v1/stats', ['body' => ['turns' => 0, 'open_unanswered' => 0,
+                                                           'pending_embeddings' => 1234], 'times' => 1]);
+        $page = $this->admin()->page('/wp-admin/admin.php?page=rtac-reindex');
+        $this->assertNotEmpty(self::$fake->requests('GET', '/v1/stats'), 'the page asks the sidecar');
+        $this->assertAllSigned();
+        $note = $page->one('//p[@id="rtac-pending-embeddings"]');
+        $this->assertNotNull($note);
+        $this->assertStringContainsString('1,234', $note->textContent);
+        $this->assertStringContainsString('search by meaning', $note->textContent);
+        // Done: the page says so; the sidecar away: the page still works, without the line.
+        $page = $this->admin()->page('/wp-admin/admin.php?page=rtac-reindex');
+        $this->assertStringContainsString('Every passage is indexed', $page->one('//p[@id="rtac-pending-embeddings"]')->textContent);
+        self::$fake->script('GET', '/v1/stats', ['status' => 503]);
+        $page = $this->admin()->page('/wp-admin/admin.php?page=rtac-reindex');
+        $this->assertNull($page->one('//p[@id="rtac-pending-embeddings"]'));
+        $this->assertNotNull($page->one('//button[@id="rtac-reindex-start"]'));
+    }
 }

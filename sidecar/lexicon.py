@@ -1,0 +1,120 @@
+"""The lexical half's statistics and its score: BM25 over FULLTEXT's candidates.
+
+InnoDB's natural-language relevance has no length normalisation (term frequency
+times idf squared, summed), so a long chunk that mentions a word often outranks
+the short chunk that answers. FULLTEXT stays the candidate generator (it finds the
+rows without reading the table); the candidates are then re-scored with BM25 over
+their stored search text, with document frequencies this module keeps per site in
+`rtac_terms`, in the same transaction as every chunk write.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from sqlalchemy import bindparam, func, select, text
+from sqlalchemy.engine import Connection
+
+from . import tables as t
+
+K1 = 1.2
+B = 0.75
+MAX_TERM = 84  # InnoDB's innodb_ft_max_token_size: longer tokens are not indexed either
+
+_BUMP = text(
+    "INSERT INTO rtac_terms (site_id, term, df) VALUES (:site, :term, :n)"
+    " ON DUPLICATE KEY UPDATE df = df + VALUES(df)")
+_DROP = text("UPDATE rtac_terms SET df = GREATEST(df, :n) - :n WHERE site_id = :site AND term = :term")
+_DFS = text("SELECT term, df FROM rtac_terms WHERE site_id = :site AND term IN :terms").bindparams(
+    bindparam("terms", expanding=True))
+
+
+def distinct_terms(search_text: str) -> set[str]:
+    return {w for w in search_text.split() if len(w) <= MAX_TERM}
+
+
+def term_count(search_text: str) -> int:
+    return len(search_text.split())
+
+
+def _apply(conn: Connection, site_id: str, counts: Counter, statement) -> None:
+    # Sorted, so two writers of one site lock the same rows in the same order.
+    rows = [{"site": site_id, "term": term, "n": n} for term, n in sorted(counts.items()) if n]
+    if rows:
+        conn.execute(statement, rows)
+
+
+def add(conn: Connection, site_id: str, search_texts: Iterable[str]) -> None:
+    """Count each chunk's distinct terms in; call in the transaction that inserts them."""
+    _apply(conn, site_id, Counter(term for s in search_texts for term in distinct_terms(s)), _BUMP)
+
+
+def remove(conn: Connection, site_id: str, search_texts: Iterable[str]) -> None:
+    """Count them out again; call in the transaction that deletes the chunks."""
+    _apply(conn, site_id, Counter(term for s in search_texts for term in distinct_terms(s)), _DROP)
+
+
+def rebuild(conn: Connection, site_id: str) -> None:
+    """Recount a site's frequencies from its chunks (after an upgrade refreshed them)."""
+    conn.execute(t.terms.delete().where(t.terms.c.site_id == site_id))
+    texts = conn.execute(select(t.chunks.c.search_text).where(t.chunks.c.site_id == site_id)).scalars()
+    add(conn, site_id, texts)
+
+
+@dataclass(frozen=True)
+class SiteStats:
+    chunks: int
+    avg_terms: float
+
+
+def site_stats(conn: Connection, site_id: str) -> SiteStats:
+    n, avg = conn.execute(select(func.count(), func.avg(t.chunks.c.term_count))
+                          .where(t.chunks.c.site_id == site_id)).one()
+    return SiteStats(int(n or 0), float(avg or 0.0) or 1.0)
+
+
+class StatsCache:
+    """A site's chunk count and mean length, per process, while its content_version holds:
+    reading them costs a scan of the site's rows."""
+
+    def __init__(self, max_sites: int = 10_000):
+        self.max_sites = max_sites
+        self._items: dict[str, tuple[int, SiteStats]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, conn: Connection, site_id: str, version: int) -> SiteStats:
+        with self._lock:
+            hit = self._items.get(site_id)
+        if hit and hit[0] == version:
+            return hit[1]
+        stats = site_stats(conn, site_id)
+        with self._lock:
+            if len(self._items) >= self.max_sites:
+                self._items.clear()
+            self._items[site_id] = (version, stats)
+        return stats
+
+
+def document_frequencies(conn: Connection, site_id: str, terms: Iterable[str]) -> dict[str, int]:
+    wanted = sorted({term for term in terms if len(term) <= MAX_TERM})
+    if not wanted:
+        return {}
+    return {r.term: int(r.df) for r in conn.execute(_DFS, {"site": site_id, "terms": wanted})}
+
+
+def bm25(weights: Mapping[str, float], search_text: str, length: int, dfs: Mapping[str, int],
+         stats: SiteStats) -> float:
+    """BM25 (Robertson/Sparck Jones idf, kept positive) of one chunk for weighted query terms."""
+    tf = Counter(w for w in search_text.split() if w in weights)
+    if not tf:
+        return 0.0
+    norm = K1 * (1 - B + B * (length or 1) / stats.avg_terms)
+    score = 0.0
+    for term, f in tf.items():
+        df = min(dfs.get(term, 1), stats.chunks)
+        idf = math.log(1 + (stats.chunks - df + 0.5) / (df + 0.5))
+        score += weights[term] * idf * f * (K1 + 1) / (f + norm)
+    return score
