@@ -8,7 +8,7 @@ DB_PORT ?= 3399
 PORT ?= 8787
 DEV_DB_URL := mysql+pymysql://root@127.0.0.1:$(DB_PORT)/rtac
 
-.PHONY: install system-deps system-deps-wp run run-wp db-start stop test bench clean
+.PHONY: install system-deps system-deps-wp run run-wp db-start stop test bench eval clean
 
 $(BIN)/rtac: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,14 @@ test: install system-deps system-deps-wp
 
 bench: install system-deps
 	$(BIN)/python -m bench.run
+
+# Retrieval quality alone (bench/retrieval_eval.py): replaces the `## Retrieval quality` section of
+# bench/RESULTS.md in place. The first run embeds every page and question (~15 minutes on 2 cores);
+# later runs read the embeddings from .run/eval-cache/. `python -m bench.retrieval_eval --tune` prints
+# the RetrievalSettings grid on the tune split.
+eval: install system-deps
+	@$(BIN)/python -c 'import bm25s' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
+	$(BIN)/python -m bench.retrieval_eval
 
 clean:
 	rm -rf $(VENV) $(RUN_DIR) *.egg-info

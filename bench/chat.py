@@ -6,10 +6,18 @@ Three passes over one stream of conversations:
 2. instrumented: sidecar functions wrapped with timers (per stage) and PyMySQL's
    round trips counted (per statement kind), for the breakdown;
 3. profiled: cProfile over a few hundred turns, for the top functions.
+
+Retrieval is hybrid (the configuration's default): the turn embeds the customer's
+message once, and that embedding is reported apart (bench/embedding.py). Here the
+Services' embedder is BenchEmbedder: for each message a deterministic random unit
+vector (seeded by the message text), made before the clock starts, so the turn's
+query-embedding step costs a dictionary lookup and the figures are the sidecar's
+without the model. The site's chunk vectors are loaded by bench.db.load_corpus.
 """
 from __future__ import annotations
 
 import cProfile
+import hashlib
 import io
 import json
 import pstats
@@ -18,19 +26,27 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Sequence
 
+import numpy as np
 import pymysql.connections
 
 import sidecar.api
 import sidecar.api.chat
+import sidecar.lexicon
+import sidecar.retrieval
 import sidecar.signing
 import sidecar.sites
 import sidecar.turn
 import sidecar.unanswered
 import sidecar.usage
+import sidecar.vectors
 from sidecar.app import create_app
 from sidecar.config import Config
+from sidecar.embedders.base import MAX_EMBED_CHARS, EmbeddingError, bound_text, empty, prepare
+from sidecar.embedders.local import DIM, MODEL
 from sidecar.providers.base import ChatRequest, ChatResult, Usage
+from sidecar.retrieval import Retriever
 from sidecar.services import Services
 from sidecar.signing import sign_headers
 from sidecar.sites import Site
@@ -88,6 +104,50 @@ def install_provider(services: Services, provider) -> None:
     old = services.chain
     services.chain = ProviderChain([(provider, provider.default_model)], old.policy, old.offline)
     assert services.provider is provider and services.model == provider.default_model
+
+
+class BenchEmbedder:
+    """The turn's embedder for the bench: the local model's name and dimension, and for
+    each text a deterministic random unit vector (seeded by the text's SHA-256), made
+    by `prepare` before the clock starts. A text not prepared is an error, so no vector
+    is ever made on the clock."""
+
+    name = "bench"
+    model = MODEL
+    dim = DIM
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self._vectors: dict[str, np.ndarray] = {}
+        self.calls = 0
+
+    def prepare(self, message: str) -> None:
+        text = bound_text(message)  # what sidecar.query_embedding embeds
+        if text not in self._vectors:
+            digest = hashlib.sha256(f"{self.seed}\x00{text}".encode()).digest()
+            v = np.random.default_rng(int.from_bytes(digest[:8], "big")).standard_normal(self.dim)
+            self._vectors[text] = (v / np.linalg.norm(v)).astype(np.float32)
+
+    def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        batch = prepare(self.name, texts, limit)
+        if not batch:
+            return empty(self.dim)
+        self.calls += 1
+        try:
+            return np.vstack([self._vectors[t] for t in batch])
+        except KeyError as e:
+            raise EmbeddingError(self.name, f"no vector prepared for {str(e)[:60]}", retryable=False) from None
+
+
+def install_embedder(services: Services, embedder) -> None:
+    """The turn's embedder (and memory's, which would embed the same message), in place
+    of the local model; retrieval by meaning must be on for the same model."""
+    if services.retriever.model != embedder.model:
+        raise RuntimeError(f"hybrid retrieval is not on for {embedder.model} (retriever model "
+                           f"{services.retriever.model!r}; Config.retrieval {services.config.retrieval!r})")
+    services.embedder = embedder
+    if services.memory is not None and hasattr(services.memory, "embedder"):
+        services.memory.embedder = embedder
 
 
 @dataclass
@@ -154,6 +214,8 @@ class ChatBench:
         self.config = Config(database_url=database_url, master_key=master_key, provider="offline")
         self.services = Services.build(self.config)
         install_provider(self.services, InstantProvider(corpus, seed))
+        self.embedder = BenchEmbedder(seed)
+        install_embedder(self.services, self.embedder)
         self.app = create_app(services=self.services)
         self.http = self.app.test_client()
         self.site = site
@@ -173,6 +235,7 @@ class ChatBench:
 
     def turn(self) -> TurnRecord:
         conv = self.stream.next()
+        self.embedder.prepare(conv.questions[conv.done])  # the query embedding, off the clock
         body = json.dumps(self._payload(conv), ensure_ascii=False).encode()
         headers = sign_headers(self.site.id, self.site.secret, "POST", "/v1/chat", body)
         t0 = time.perf_counter()
@@ -210,6 +273,37 @@ class ChatBench:
         bd.request_total = sum(r.seconds for r in records)
         return bd
 
+    def blas_comparison(self, n: int, block: int = 50) -> dict | None:
+        """A diagnostic, not the sidecar as shipped: n more turns with OpenBLAS (numpy's
+        matrix-vector product in the vector half) on its default thread count and n with
+        it set to 1 thread through its own API, in alternating blocks of `block` turns (so
+        load drift hits both alike); restored after. None when numpy's OpenBLAS cannot
+        be reached or already runs one thread."""
+        from .query import _openblas
+
+        funcs = _openblas()
+        if funcs is None or int(funcs[0]()) <= 1:
+            return None
+        get, put = funcs
+        default = int(get())
+        out = {t: {"seconds": [], "wall": 0.0, "cpu": 0.0} for t in (default, 1)}
+        try:
+            done = 0
+            while done < n:
+                size = min(block, n - done)
+                for t in (default, 1):
+                    put(t)
+                    records, wall, cpu_s = self.run(size)
+                    out[t]["seconds"] += [r.seconds for r in records]
+                    out[t]["wall"] += wall
+                    out[t]["cpu"] += cpu_s
+                done += size
+        finally:
+            put(default)
+        return {"default_threads": default, "turns": n, "block": block,
+                "runs": {t: {"summary": Summary.of(v["seconds"]), "cpu_ms_per_turn": v["cpu"] * 1000 / n,
+                             "wall_ms_per_turn": v["wall"] * 1000 / n} for t, v in out.items()}}
+
     def profiled(self, n: int, top: int = 25) -> tuple[str, str]:
         prof = cProfile.Profile()
         prof.enable()
@@ -234,18 +328,41 @@ def _trim_pstats(text: str, n_turns: int) -> str:
 
 # --- instrumentation -------------------------------------------------------------------------
 
+RETRIEVE = "  retrieve (hybrid, all of it)"
+LEXICAL = "    lexical half (FULLTEXT + BM25)"
+VECTOR_PARTS = ("    vector half: query vector + cached matrix (Retriever._matrix)",
+                "    vector half: exact cosine top 40 (SiteMatrix.nearest)")
+FUSION_PARTS = ("    fusion: the lexical candidates' cosines (SiteMatrix.cosines)",
+                "    fusion (Retriever.fuse)")
+QUERY_EMBEDDING = "  query embedding (bench vectors, no model)"
+
 _STAGES = [
-    # (module, attribute, label); the label's order is the report's order
+    # (module, attribute, label); the label's order is the report's order; two more
+    # spaces of indent: inside the row above
     (sidecar.api, "verify", "signature check (HMAC, site, nonce)"),
     (sidecar.signing.NonceStore, "claim", "  nonce INSERT + COMMIT"),
     (sidecar.sites.SiteRegistry, "get", "  site lookup (cached 30 s)"),
     (sidecar.api.chat, "json_body", "JSON decode"),
     (sidecar.api.chat, "parse_chat", "validation (parse_chat)"),
     (sidecar.api.chat, "chat_turn", "chat_turn (all of it)"),
+    ("sidecar.query_embedding.QueryEmbedding", "get", QUERY_EMBEDDING),
     (sidecar.turn, "resolve_space", "  resolve_space (+ unwrap key)"),
     (sidecar.turn, "find_conversation", "  find_conversation"),
     (sidecar.turn, "history", "  history (SELECT + decrypt)"),
-    (sidecar.turn, "retrieve", "  retrieve (FULLTEXT)"),
+    (sidecar.turn, "history_turns", "  history (SELECT + decrypt)"),
+    (Retriever, "retrieve", RETRIEVE),
+    (sidecar.vectors, "content_version", "    content_version (SELECT rtac_sites)"),
+    (Retriever, "lexical", LEXICAL),
+    (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
+    (sidecar.lexicon.StatsCache, "get", "      site statistics (cached per content_version)"),
+    (sidecar.lexicon, "document_frequencies", "      document frequencies (SELECT rtac_terms)"),
+    (sidecar.lexicon, "bm25", "      BM25 scoring (Python, per candidate)"),
+    (Retriever, "_matrix", VECTOR_PARTS[0]),
+    (sidecar.vectors.MatrixCache, "get", "      matrix cache lookup"),
+    (sidecar.vectors.SiteMatrix, "nearest", VECTOR_PARTS[1]),
+    (sidecar.vectors.SiteMatrix, "cosines", FUSION_PARTS[0]),
+    (Retriever, "fuse", FUSION_PARTS[1]),
+    (sidecar.retrieval, "_fetch", "    fetch the winners (SELECT by id)"),
     ("sidecar.memory.service.Memory", "recall", "  memory recall"),
     (sidecar.turn, "pack", "  budget pack"),
     (sidecar.turn, "build", "  prompt build"),
@@ -271,6 +388,10 @@ def _statement_kind(sql) -> str:
     verb = head.split(" ", 1)[0] if head else "?"
     if "MATCH(" in sql:
         return "SELECT rtac_chunks FULLTEXT"
+    if "c.search_text, c.term_count" in sql:
+        return "SELECT rtac_chunks search text (BM25)"
+    if "FROM rtac_chunks c JOIN rtac_documents" in sql:
+        return "SELECT rtac_chunks + rtac_documents (fetch)"
     m = re.search(r"\b(?:FROM|INTO|UPDATE)\s+`?(\w+)", sql, re.IGNORECASE)
     return f"{verb} {m.group(1)}" if m else verb
 
@@ -380,7 +501,8 @@ class Breakdown:
         order[idx:idx] = [_TX[3]]
         rows = [(label, self.per_turn_ms(label), self.stage_n.get(label, 0) / self.turns) for label in order
                 if label in self.stage_n or label.strip().startswith(("read transaction", "write transaction"))]
-        inside = sum(ms for label, ms, _ in rows if label.startswith("  ") and _inside_chat_turn(label))
+        inside = sum(ms for label, ms, _ in rows if depth(label) == 1 and _inside_chat_turn(label))
+        rows = _with_rests(rows)
         rows.append(("  rest of chat_turn (unwrapped code)", self.per_turn_ms("chat_turn (all of it)") - inside, 0.0))
         return rows
 
@@ -389,6 +511,42 @@ class Breakdown:
         rows = [(k, self.db_n[k] / self.turns, self.db_s[k] * 1000.0 / self.db_n[k], self.db_s[k] * 1000.0 / self.turns)
                 for k in self.db_n]
         return sorted(rows, key=lambda r: -r[3])
+
+
+def depth(label: str) -> int:
+    """0 for a top-level stage, 1 inside the row above it, 2 inside that, ..."""
+    return (len(label) - len(label.lstrip(" "))) // 2
+
+
+def leaves(rows: list[tuple[str, float, float]]) -> dict[str, float]:
+    """Stages with nothing timed inside them (the report's "largest stages"): ms per turn."""
+    out = {}
+    for i, (label, ms, _) in enumerate(rows):
+        nxt = rows[i + 1][0] if i + 1 < len(rows) else ""
+        if not (nxt and depth(nxt) > depth(label)):
+            out[label.strip()] = ms
+    return out
+
+
+def _with_rests(rows: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """After the last row inside a stage of chat_turn that has timed stages inside it
+    (retrieve, its halves), a row for the rest of that stage: its SQL and code that no
+    timer wraps (the FULLTEXT statement and the candidates' text for the lexical half)."""
+    out = list(rows)
+    for i in range(len(rows) - 1, -1, -1):
+        label, ms, _ = rows[i]
+        d = depth(label)
+        if d < 1 or i + 1 >= len(rows) or depth(rows[i + 1][0]) <= d:
+            continue
+        j, children = i + 1, 0.0
+        while j < len(rows) and depth(rows[j][0]) > d:
+            if depth(rows[j][0]) == d + 1:
+                children += rows[j][1]
+            j += 1
+        name = label.strip().split(" (")[0]
+        out.insert(out.index(rows[j - 1]) + 1 if j - 1 >= 0 else i + 1,
+                   ("  " * (d + 1) + f"rest of {name} (SQL and code not wrapped)", ms - children, 0.0))
+    return out
 
 
 def _inside_chat_turn(label: str) -> bool:

@@ -16,7 +16,7 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
-from sidecar.searchtext import index_text, tokens
+from sidecar.searchtext import index_text, index_tokens
 
 from .words import CONTENT, FUNCTION, QUESTION, words
 
@@ -179,7 +179,7 @@ class Corpus:
         for piece in text.split():
             toks = memo.get(piece)
             if toks is None:
-                toks = memo[piece] = " ".join(tokens(piece, lang))
+                toks = memo[piece] = " ".join(index_tokens(piece, lang))
             if toks:
                 out.append(toks)
         return " ".join(out)

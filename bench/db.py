@@ -11,14 +11,22 @@ import socket
 import subprocess
 import tempfile
 import time
+import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from sidecar import lexicon
 from sidecar.db import create_engine
+from sidecar.embedders.local import DIM as VECTOR_DIM
+from sidecar.embedders.local import MODEL as VECTOR_MODEL
 from sidecar.migrate import migrate
+from sidecar.searchtext import VERSION as SEARCH_VERSION
+from sidecar.vectors import bump_content_version, quantize
 
 from .corpus import _worker_batch
 
@@ -100,8 +108,13 @@ def server_info(engine: Engine) -> dict:
 
 _DOC_SQL = ("INSERT INTO rtac_documents (id, site_id, source, source_id, lang, title, url, content_hash)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
-_CHUNK_SQL = ("INSERT INTO rtac_chunks (id, site_id, document_id, lang, seq, content, search_text)"
-              " VALUES (%s, %s, %s, %s, %s, %s, %s)")
+_CHUNK_SQL = ("INSERT INTO rtac_chunks (id, site_id, document_id, lang, seq, content, search_text, term_count,"
+              " search_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)")
+_VECTOR_SQL = "INSERT INTO rtac_chunk_vectors (chunk_id, model, site_id, vec, scale) VALUES (%s, %s, %s, %s, %s)"
+# The statement lexicon.add runs per chunk write (df += the batch's count), in bulk.
+_TERMS_SQL = ("INSERT INTO rtac_terms (site_id, term, df) VALUES (%s, %s, %s)"
+              " ON DUPLICATE KEY UPDATE df = df + VALUES(df)")
+TERM_ROWS = 5000
 
 
 @dataclass
@@ -118,21 +131,44 @@ class LoadStats:
     db_mb: float = 0.0
     nodes_before: tuple | None = None  # (word nodes, words) on disk after the load's cache sync
     nodes_after: tuple | None = None   # the same after the merge
+    site_terms: int = 0                # rows of rtac_terms written for the site
+    vectors: int = 0                   # rows of rtac_chunk_vectors written for the site
+    vector_model: str = ""
+    terms_s: float = 0.0               # writing rtac_terms (inside load_s)
+    vectors_s: float = 0.0             # making and inserting the vectors (inside load_s)
 
     @property
     def distinct_terms(self) -> int:
         return len(self.terms)
 
 
+def random_unit_vectors(rng: np.random.Generator, n: int, dim: int = VECTOR_DIM) -> np.ndarray:
+    """n seeded random unit vectors (Gaussian, normalised: uniform on the sphere)."""
+    v = rng.standard_normal((n, dim), dtype=np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
 def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: int,
-                pool: multiprocessing.pool.Pool, id_offset: int = 0) -> LoadStats:
+                pool: multiprocessing.pool.Pool, id_offset: int = 0, vectors: bool = True) -> LoadStats:
     """n_chunks chunks for one site: generated (and indexed with the sidecar's
     index_text) in a worker process while this one inserts the previous batch:
-    BATCH_ROWS chunks per executemany, one transaction per batch."""
-    stats = LoadStats(label)
+    BATCH_ROWS chunks per executemany, one transaction per batch.
+
+    What sidecar.documents.upsert writes beside the text is written too: each chunk's
+    term_count and search_version (as documents.chunk_row), the site's document
+    frequencies in rtac_terms (lexicon.distinct_terms per chunk, counted over the load
+    and written in bulk with the ON DUPLICATE KEY UPDATE df = df + n statement
+    lexicon.add runs) and, with `vectors`, one embedding per chunk in
+    rtac_chunk_vectors for the local model: a seeded random unit vector of its
+    dimension, quantised by sidecar.vectors.quantize (the synthetic text has no
+    meaning to embed, and exact cosine costs the same whatever the vectors hold).
+    The site's content_version is bumped once at the end, as a write would."""
+    stats = LoadStats(label, vector_model=VECTOR_MODEL if vectors else "")
     started = time.perf_counter()
     sizes = [BATCH_ROWS] * (n_chunks // BATCH_ROWS) + ([n_chunks % BATCH_ROWS] if n_chunks % BATCH_ROWS else [])
     jobs = [(seed, label, i, n) for i, n in enumerate(sizes)]
+    rng = np.random.default_rng([seed, zlib.crc32(f"vectors-{label}".encode())])
+    dfs: Counter = Counter()
     raw = engine.raw_connection()
     try:
         cur = raw.cursor()
@@ -146,18 +182,39 @@ def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: i
                                  f"https://{site_id}.example/{lang}/{source}/{source_id}", digest))
             for doc_index, lang, seq, content, search in batch.chunks:
                 chunk_id += 1
-                chunk_rows.append((chunk_id, site_id, first_doc + 1 + doc_index, lang, seq, content, search))
+                chunk_rows.append((chunk_id, site_id, first_doc + 1 + doc_index, lang, seq, content, search,
+                                   lexicon.term_count(search), SEARCH_VERSION))
+                dfs.update(lexicon.distinct_terms(search))
                 stats.lang_chunks[lang] = stats.lang_chunks.get(lang, 0) + 1
             cur.executemany(_DOC_SQL, doc_rows)
             cur.executemany(_CHUNK_SQL, chunk_rows)
+            if vectors:
+                t = time.perf_counter()
+                matrix = random_unit_vectors(rng, len(chunk_rows))
+                vector_rows = []
+                for row, v in zip(chunk_rows, matrix):
+                    blob, scale = quantize(v)
+                    vector_rows.append((row[0], VECTOR_MODEL, site_id, blob, scale))
+                cur.executemany(_VECTOR_SQL, vector_rows)
+                stats.vectors += len(vector_rows)
+                stats.vectors_s += time.perf_counter() - t
             raw.commit()
             stats.documents += len(doc_rows)
             stats.chunks += len(chunk_rows)
             stats.chars += batch.chars
             stats.terms |= batch.terms
+        t = time.perf_counter()
+        rows = [(site_id, term, n) for term, n in sorted(dfs.items())]
+        for i in range(0, len(rows), TERM_ROWS):
+            cur.executemany(_TERMS_SQL, rows[i:i + TERM_ROWS])
+        raw.commit()
+        stats.site_terms = len(rows)
+        stats.terms_s = time.perf_counter() - t
         cur.close()
     finally:
         raw.close()
+    with engine.begin() as conn:
+        bump_content_version(conn, site_id)
     stats.load_s = time.perf_counter() - started
     return stats
 

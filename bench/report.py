@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .chat import LENGTHS
+from .chat import FUSION_PARTS, LENGTHS, LEXICAL, QUERY_EMBEDDING, RETRIEVE, VECTOR_PARTS, depth, leaves
 from .corpus import CORPUS_MIX, DEFAULT_LANG, VISITOR_MIX
 
 TARGET_P50_MS = 15.0
@@ -13,6 +13,11 @@ TARGET_P99_MS = 50.0
 # scripts/widget-size); repeated here only for the side-by-side table.
 TARGET_CACHE_RATIO = 0.5
 TARGET_MEMORY_P50_MS = 5.0
+# Hybrid retrieval (FULLTEXT + BM25 fused with exact cosine), query embedding apart, at 10k chunks.
+TARGET_HYBRID_P50_MS = 8.0
+TARGET_HYBRID_P99_MS = 25.0
+# The turn's query embedding with the local model: CPU per 300-character message.
+TARGET_QUERY_EMBED_CPU_MS = 25.0
 
 
 @dataclass
@@ -71,7 +76,8 @@ def write_report(path: Path, run: dict, main: Section, sections: list[Section]) 
     d = main.result if main.ok else None
     parts = (["Targets", "Summary", "Machine"]
              + (["Method", "Corpus as loaded", "Sidecar overhead per chat turn", "FULLTEXT query time",
-                 "Where the time goes: bottlenecks"] if d else ["Sidecar overhead per chat turn"])
+                 "Hybrid retrieval time", "Where the time goes: bottlenecks"] if d
+                else ["Sidecar overhead per chat turn"])
              + [s.heading.lstrip("# ") for s in sections])
     w("Contents: " + ", ".join(f"[{h}](#{_anchor(h)})" for h in parts) + ".")
     w("")
@@ -130,6 +136,11 @@ def write_report(path: Path, run: dict, main: Section, sections: list[Section]) 
     path.write_text("\n".join(L).rstrip("\n") + "\n", encoding="utf-8")
 
 
+def _vector_model(dbs: dict) -> str:
+    return next((getattr(x["stats"], "vector_model", "") for x in dbs.values()
+                 if getattr(x["stats"], "vector_model", "")), "")
+
+
 def _anchor(heading: str) -> str:
     out = []
     for ch in heading.lower():
@@ -155,6 +166,21 @@ def _targets(run: dict, d: dict | None, by: dict) -> list[str]:
     else:
         rows.append(f"| sidecar overhead per turn p50 ≤ {TARGET_P50_MS:.0f} ms, p99 ≤ {TARGET_P99_MS:.0f} ms "
                     "(10k chunks, 2 cores) | not measured | — |")
+    h = _hybrid_at(d, 10_000) if d else None
+    if h:
+        rows.append(f"| hybrid retrieval p50 ≤ {TARGET_HYBRID_P50_MS:.0f} ms (10k chunks, query embedding apart) | "
+                    f"{_f(h.summary.p50)} ms | {_verdict(h.summary.p50 <= TARGET_HYBRID_P50_MS)} |")
+        rows.append(f"| hybrid retrieval p99 ≤ {TARGET_HYBRID_P99_MS:.0f} ms (10k chunks, query embedding apart) | "
+                    f"{_f(h.summary.p99)} ms | {_verdict(h.summary.p99 <= TARGET_HYBRID_P99_MS)} |")
+    else:
+        why = "not judged (no 10k corpus in this run)" if d and d.get("hybrid") else "not measured"
+        rows.append(f"| hybrid retrieval p50 ≤ {TARGET_HYBRID_P50_MS:.0f} ms, p99 ≤ {TARGET_HYBRID_P99_MS:.0f} ms "
+                    f"(10k chunks, query embedding apart) | {why} | — |")
+    qe = _query_cost(by, 300)
+    rows.append(f"| query embedding ≤ {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU for a 300-character message (local "
+                "model, 1 thread; every hybrid turn pays it) | "
+                + (f"{qe['cpu'].p50:.1f} ms CPU p50 ({qe['wall'].p50:.1f} ms wall) | "
+                   f"{_verdict(qe['cpu'].p50 <= TARGET_QUERY_EMBED_CPU_MS)} |" if qe else "not measured | — |"))
     c = _anthropic(by)
     rows.append(f"| Anthropic: cost per turn from turn 2 ≤ {TARGET_CACHE_RATIO:.0%} of uncached | "
                 + (f"{c['ratio']:.1%} | {_verdict(c['ratio'] <= TARGET_CACHE_RATIO)} |" if c else
@@ -170,6 +196,23 @@ def _targets(run: dict, d: dict | None, by: dict) -> list[str]:
     else:
         rows.append("| chat widget ≤ 15,360 B gzipped | not measured | — |")
     return rows
+
+
+def _hybrid_at(d: dict | None, chunks: int, mode: str = "hybrid"):
+    """The hybrid-retrieval result of `mode` at the corpus of `chunks` chunks, if measured."""
+    if not d or not d.get("hybrid"):
+        return None
+    for label, x in d["dbs"].items():
+        if x["stats"].chunks == chunks:
+            return next((r for r in d["hybrid"].get(label, {}).get("results", []) if r.mode == mode), None)
+    return None
+
+
+def _query_cost(by: dict, chars: int):
+    e = _ok(by, "embedding")
+    if not e or not e.get("query_cost"):
+        return None
+    return next((r for r in e["query_cost"] if r["chars"] == chars), None)
 
 
 def _ok(by: dict, key: str):
@@ -208,7 +251,17 @@ def _main_sections(w, run: dict, d: dict) -> None:
       "`rtac_documents` / `rtac_chunks`, 2,000 chunks per `executemany`, one transaction per batch, generated "
       "in a worker process while the previous batch is inserted. `search_text` is "
       "`sidecar.searchtext.index_text(title + \"\\n\" + content, lang)` (memoised per whitespace-separated "
-      "piece, which gives the identical string; checked against `index_text` itself for one chunk per batch).")
+      "piece, which gives the identical string; checked against `index_text` itself for one chunk per batch). "
+      "What `sidecar.documents.upsert` writes beside the text is written too: each chunk's `term_count` and "
+      "`search_version` (as `documents.chunk_row`), the site's document frequencies in `rtac_terms` (each "
+      "chunk's `lexicon.distinct_terms`, counted over the load and written in bulk with the statement "
+      "`lexicon.add` runs; equal to `lexicon.rebuild`'s count), and one vector per chunk in "
+      "`rtac_chunk_vectors` for the local model (`" + (_vector_model(dbs) or "?") + "`): **a seeded random "
+      "unit vector of 384 dimensions, not an embedding**, quantised by `sidecar.vectors.quantize` as the "
+      "sidecar stores it. Embedding 100k chunks with the real model would take ~8 hours on 2 cores (~0.3 s a "
+      "chunk, see *Indexing throughput*) and the synthetic text has no meaning to embed; what exact cosine "
+      "costs does not depend on what the vectors hold, and whether retrieval finds the right page is measured "
+      "on real text in *Retrieval quality*. The site's `content_version` is bumped once after the load.")
     w("- **Settling the index.** After loading: `SET GLOBAL innodb_optimize_fulltext_only=ON`, "
       "`OPTIMIZE TABLE rtac_chunks` repeatedly (innodb_ft_num_word_optimize 10000 words per pass) until done, "
       "then `OFF`. InnoDB only merges word nodes when it has deleted doc ids to purge, so a sentinel chunk is "
@@ -226,7 +279,12 @@ def _main_sections(w, run: dict, d: dict) -> None:
       f"{run['turns']['warmup']} warm-up turns, then {run['turns']['measured']} measured "
       f"({chat['conversations']} conversations, {chat['visitors']} visitors by the end of all the chat passes). "
       f"Then {run['turns']['instrumented']} more turns with timers wrapped around the sidecar's functions and "
-      f"PyMySQL's round trips (the breakdown), and {run['turns']['profiled']} under cProfile. Memory is "
+      f"PyMySQL's round trips (the breakdown), and {run['turns']['profiled']} under cProfile. Retrieval is "
+      "hybrid (the configuration's default: FULLTEXT + BM25 fused with exact cosine over the site's vectors, "
+      "loaded as above). The turn embeds the customer's message once before retrieval; here the Services' "
+      "embedder is the bench's (`bench.chat.BenchEmbedder`): a deterministic random unit vector per message "
+      "text (seeded by its SHA-256), made before the clock starts, so the figures are the sidecar's without "
+      "the model, and the query embedding is reported apart (*Embedding*, and the target above). Memory is "
       + ("on (the configuration's default), but no customer has memories: extraction jobs are queued and "
          "never run (`Services.build(background=False)`), so recall finds an empty index and embeds nothing; "
          "what a customer with memories adds is measured in *Embedding* and *Memory retrieval overhead*."
@@ -240,29 +298,48 @@ def _main_sections(w, run: dict, d: dict) -> None:
       "question in the site's default language (Estonian words), so the visitor-language search finds fewer "
       "than 8 and the default-language search runs too; *mixed* — the chat bench's question mix, nothing "
       "rejected. SQL statements and on-disk temporary tables per `retrieve` are the server's session "
-      "counters (`Questions`, `Created_tmp_disk_tables`) over every candidate timed.")
+      "counters (`Questions`, `Created_tmp_disk_tables`) over every candidate timed. Since hybrid retrieval, "
+      "`retrieve` is the lexical half alone: FULLTEXT's top 40 candidates per language searched, re-scored "
+      "with BM25 (`sidecar.lexicon`).")
+    if d.get("hybrid"):
+        hyb = next(iter(d["hybrid"].values()))
+        w(f"- **Hybrid retrieval.** `Retriever(model=MODEL).retrieve(conn, site_id, '{DEFAULT_LANG}', "
+          "Query(question, lang, vector), mode=...)` on one connection, one retriever per size, on the *mixed* "
+          "questions above, each with a precomputed seeded random unit vector as its query embedding (the "
+          "embedding itself is not timed). For every question the three modes run in turn, rotating which goes "
+          "first: `hybrid` (both halves fused by `Retriever.fuse`), `lexical` (the BM25-rescored "
+          "FULLTEXT half) and `vector` (exact cosine over the site's matrix, 40 nearest). "
+          f"{hyb['warmup']} warm-up questions (they open the matrix and the site's statistics), then "
+          f"{hyb['results'][0].summary.n} measured per mode and size, caches warm. *Opening a site's matrix* is "
+          "`sidecar.vectors.load_matrix` timed cold (nothing cached in the process; MariaDB's buffer pool warm "
+          "after the first run); its memory is measured in a fresh child process that opens the matrix through "
+          "`MatrixCache`, as a serving process does on its first turn of the site: `SiteMatrix.nbytes`, VmRSS "
+          "from `/proc/self/status` before and after (what the process keeps), and VmHWM reset just before "
+          "the load (its transient peak).")
     w("")
 
     w("## Corpus as loaded")
     w("")
-    w("| size | chunks | documents | chunks by language | mean chunk chars | distinct index terms | load s | "
+    w("| size | chunks | documents | chunks by language | mean chunk chars | distinct index terms | "
+      "rtac_terms rows | vectors (random) | load s (terms / vectors) | "
       "OPTIMIZE passes / s | word nodes before → after | data+index MB |")
-    w("|---|---:|---:|---|---:|---:|---:|---:|---|---:|")
+    w("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for label, x in dbs.items():
         st = x["stats"]
         nodes = (f"{x['nodes_before'][0]:,} → {x['nodes_after'][0]:,} ({x['nodes_after'][1]:,} words)"
                  if x["nodes_after"] and x["nodes_before"] else "not counted")
         langs = " ".join(f"{k} {v:,}" for k, v in sorted(st.lang_chunks.items(), key=lambda kv: -kv[1]))
         w(f"| {label} | {st.chunks:,} | {st.documents:,} | {langs} | {st.chars / st.chunks:.0f} | "
-          f"{st.distinct_terms:,} | {st.load_s:.1f} | {st.optimize_passes} / {st.optimize_s:.1f} | {nodes} | "
-          f"{st.db_mb:.0f} |")
+          f"{st.distinct_terms:,} | {getattr(st, 'site_terms', 0):,} | {getattr(st, 'vectors', 0):,} | "
+          f"{st.load_s:.1f} ({getattr(st, 'terms_s', 0.0):.1f} / {getattr(st, 'vectors_s', 0.0):.1f}) | "
+          f"{st.optimize_passes} / {st.optimize_s:.1f} | {nodes} | {st.db_mb:.0f} |")
         sh = x.get("shared")
         if sh:
             y = sh["stats"]
             langs = " ".join(f"{k} {v:,}" for k, v in sorted(y.lang_chunks.items(), key=lambda kv: -kv[1]))
             w(f"| + {y.chunks:,} chunks, second site in the {label} table | {y.chunks:,} | {y.documents:,} | "
-              f"{langs} | {y.chars / y.chunks:.0f} | (in the {label} figure) | {y.load_s:.1f} | (with {label}) "
-              "| | |")
+              f"{langs} | {y.chars / y.chunks:.0f} | (in the {label} figure) | {getattr(y, 'site_terms', 0):,} | "
+              f"{getattr(y, 'vectors', 0):,} | {y.load_s:.1f} | (with {label}) | | |")
     w("")
 
     w("## Sidecar overhead per chat turn")
@@ -278,6 +355,20 @@ def _main_sections(w, run: dict, d: dict) -> None:
       f"bench process used {chat['cpu_s'] / n * 1000:.2f} ms CPU per turn, test client included). "
       f"Failed turns: {len(chat['errors'])}.")
     w("")
+    b = chat.get("blas")
+    if b:
+        dflt, one = b["runs"][b["default_threads"]], b["runs"][1]
+        w(f"A diagnostic, not the sidecar as shipped: {b['turns']} more turns with numpy's OpenBLAS on its default "
+          f"{b['default_threads']} threads (as shipped) and {b['turns']} with it set to 1 thread through its own "
+          f"API, in alternating blocks of {b['block']} turns:")
+        w("")
+        w("| OpenBLAS threads | n | p50 ms | p90 ms | p99 ms | mean ms | bench process CPU ms / turn |")
+        w("|---|---:|---:|---:|---:|---:|---:|")
+        for label, r in ((f"{b['default_threads']} (default, as shipped)", dflt), ("1", one)):
+            x = r["summary"]
+            w(f"| {label} | {x.n} | {_f(x.p50)} | {_f(x.p90)} | {_f(x.p99)} | {_f(x.mean)} | "
+              f"{r['cpu_ms_per_turn']:.2f} |")
+        w("")
 
     w("### Per stage")
     w("")
@@ -293,7 +384,7 @@ def _main_sections(w, run: dict, d: dict) -> None:
         + stage.get("validation (parse_chat)", 0) + stage.get("chat_turn (all of it)", 0)
     for label, ms, calls in bd.stage_rows():
         name = label.strip()
-        shown = ("&nbsp;&nbsp;&nbsp;&nbsp;" if label.startswith("  ") else "") + name
+        shown = "&nbsp;&nbsp;&nbsp;&nbsp;" * depth(label) + name
         w(f"| {shown} | {_f(ms)} | {ms / req_ms:.0%} | {calls:.2f} |" if calls else
           f"| {shown} | {_f(ms)} | {ms / req_ms:.0%} | |")
     w(f"| Flask / Werkzeug / test client (rest of the request) | {_f(req_ms - covered)} | "
@@ -301,8 +392,10 @@ def _main_sections(w, run: dict, d: dict) -> None:
     w("")
     w(f"Database round trips per turn: **{db_trips:.1f}**, {db_ms:.2f} ms of the {req_ms:.2f} ms "
       f"({db_ms / req_ms:.0%}; client-side wait for MariaDB over TCP, measured in PyMySQL). "
-      "`SELECT rtac_chunks FULLTEXT` is retrieval's ranking statement (ids and scores), `SELECT rtac_chunks` "
-      "its fetch of the winners by id:")
+      "`SELECT rtac_chunks FULLTEXT` is the lexical half's ranking statement (candidate ids and scores), "
+      "`SELECT rtac_terms` its document frequencies, `SELECT rtac_chunks search text (BM25)` the candidates' "
+      "terms for BM25, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
+      "statistics), `SELECT rtac_chunks + rtac_documents (fetch)` the fetch of the winners by id:")
     w("")
     w("| statement | per turn | mean ms | ms / turn |")
     w("|---|---:|---:|---:|")
@@ -328,7 +421,8 @@ def _main_sections(w, run: dict, d: dict) -> None:
 
     w("## FULLTEXT query time")
     w("")
-    w("`sidecar.retrieval.retrieve`, top 8, milliseconds per call:")
+    w("`sidecar.retrieval.retrieve` (the lexical half alone: FULLTEXT candidates re-scored with BM25), top 8, "
+      "milliseconds per call:")
     w("")
     w("| chunks | kind | n | p50 ms | p90 ms | p99 ms | mean ms | avg chunks returned | needed fallback | "
       "SQL statements / retrieve | on-disk temp tables / retrieve | visitor languages |")
@@ -348,8 +442,13 @@ def _main_sections(w, run: dict, d: dict) -> None:
               f"{r.fallback_share:.0%} | {r.statements_per_retrieve:.2f} | {r.disk_tmp_per_retrieve:.2f} | "
               f"{r.langs} |")
     w("")
-    w("A search is two statements when it finds anything (rank ids, then fetch the winners) and one when it "
-      "finds nothing; with the fallback, the default-language search adds its own.")
+    w("A retrieve reads the site's `content_version` (one statement), then per language searched ranks the "
+      "FULLTEXT candidates' ids, reads their terms' document frequencies (`rtac_terms`) and the candidates' "
+      "search text for BM25 (three statements; one when FULLTEXT finds nothing), then fetches the winners: "
+      "five statements when the visitor's language yields all 40 candidates; the default language's search "
+      "runs when it yields fewer (six statements when the visitor's language finds nothing, eight when it "
+      "finds some). *needed fallback* counts the questions whose visitor-language search returned fewer than "
+      "8 chunks. The site's chunk count and mean length are read once per `content_version` (cached).")
     shared = [(label, x) for label, x in dbs.items() if x.get("shared")]
     if shared:
         label, x = shared[0]
@@ -358,6 +457,78 @@ def _main_sections(w, run: dict, d: dict) -> None:
           f"the {label} rows are for site `{x['site'].id}` in that table.")
     w("")
     w("Machine load while querying: " + "; ".join(f"{label}: {x['query_cpu']}" for label, x in dbs.items()) + ".")
+    w("")
+    _hybrid_section(w, d)
+
+
+def _hybrid_section(w, d: dict) -> None:
+    dbs, hybrid = d["dbs"], d.get("hybrid") or {}
+    w("## Hybrid retrieval time")
+    w("")
+    if not hybrid:
+        w("Not measured in this run.")
+        w("")
+        return
+    w("`Retriever(model=MODEL).retrieve(..., mode=...)`, top 8, milliseconds per call; the query embedding is "
+      "precomputed (not timed: see *Embedding*), the site's matrix and statistics cached (warm). *lexical* is "
+      "the BM25-rescored FULLTEXT half, *vector* exact cosine over every chunk vector of the site, *hybrid* "
+      "both fused (`Retriever.fuse`), then one fetch of the winners:")
+    w("")
+    w("| chunks | mode | n | p50 ms | p90 ms | p99 ms | mean ms | max ms | avg chunks returned | "
+      "SQL statements / retrieve |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, h in hybrid.items():
+        for r in h["results"]:
+            s = r.summary
+            name = f"**{r.mode}**" if r.mode == "hybrid" else r.mode
+            w(f"| {dbs[label]['stats'].chunks:,} | {name} | {s.n} | {_f(s.p50)} | {_f(s.p90)} | {_f(s.p99)} | "
+              f"{_f(s.mean)} | {_f(s.max)} | {r.avg_chunks:.2f} | {r.statements_per_retrieve:.2f} |")
+    w("")
+    langs = next(iter(hybrid.values()))["results"][0].langs
+    w(f"Visitor languages of the measured questions: {langs}. Target at 10k chunks: p50 ≤ "
+      f"{TARGET_HYBRID_P50_MS:.0f} ms, p99 ≤ {TARGET_HYBRID_P99_MS:.0f} ms (*Targets*). "
+      "Machine load while querying: "
+      + "; ".join(f"{label}: {h['cpu']}" for label, h in hybrid.items()) + ".")
+    w("")
+    w("### Opening a site's matrix")
+    w("")
+    w("The first turn of a site in a process (or the first after any write to the site's chunks or vectors, "
+      "which bumps its `content_version`) reads all its vectors: `load_matrix`, timed cold; then what the opened "
+      "matrix takes in a process (float32, so 4× the stored int8 bytes):")
+    w("")
+    w("| chunks | vectors | load_matrix p50 ms | min ms | max ms | runs | `SiteMatrix.nbytes` MB | "
+      "VmRSS growth kept MB | VmRSS peak during the load MB | first load in a fresh process ms |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, h in hybrid.items():
+        m = h.get("matrix")
+        if m is None:
+            continue
+        mem, s = m.memory, m.summary
+        peak = (f"{(mem['peak_kb'] - mem['rss_before_kb']) / 1024:.1f}" if mem.get("peak_kb") else "n/a")
+        w(f"| {dbs[label]['stats'].chunks:,} | {m.rows:,} | {_f(s.p50, 1)} | "
+          f"{_f(m.min_ms, 1)} | {_f(s.max, 1)} | {s.n} | "
+          f"{m.nbytes / 2**20:.1f} | {(mem['rss_after_kb'] - mem['rss_before_kb']) / 1024:.1f} | {peak} | "
+          f"{mem['seconds'] * 1000:.0f} |")
+    w("")
+    blas = [(label, h["blas"]) for label, h in hybrid.items() if h.get("blas")]
+    if blas:
+        n = blas[0][1]["default_threads"]
+        w("A diagnostic (not the sidecar as shipped): the vector half's own computation, `SiteMatrix.nearest` "
+          f"alone (numpy's matrix-vector product, then the top 40), with OpenBLAS's default {n} threads — what "
+          "the sidecar runs with, as it sets no BLAS thread count — and with 1 thread, alternating call by call, "
+          "5 ms apart so that BLAS's worker threads go idle between calls as they do between turns:")
+        w("")
+        w(f"| chunks | runs | {n} threads p50 ms | p99 ms | 1 thread p50 ms | p99 ms |")
+        w("|---|---:|---:|---:|---:|---:|")
+        for label, b in blas:
+            w(f"| {dbs[label]['stats'].chunks:,} | {b['default'].n} | {_f(b['default'].p50, 3)} | "
+              f"{_f(b['default'].p99, 3)} | {_f(b['one'].p50, 3)} | {_f(b['one'].p99, 3)} |")
+        w("")
+    w("MB = 2^20 bytes. *Kept* is the resident memory the process still holds after the load (the matrix, "
+      "plus what the allocator keeps of the load's transient rows); *peak* is the high-water mark over the "
+      "resident memory before the load (the rows as fetched, the int8 bytes and the float32 matrix at once). "
+      "Each serving process holds its own copy of every site matrix it has opened, up to `MatrixCache`'s "
+      "512 MiB bound.")
     w("")
 
 
@@ -370,11 +541,6 @@ def _stage_parts(d: dict):
     stage = {label.strip(): ms for label, ms, _ in bd.stage_rows()}
     req_ms = bd.request_total * 1000.0 / bd.turns
     return bd, stage, bd.db_rows(), req_ms
-
-
-def _leaves(stage: dict) -> dict:
-    return {k: v for k, v in stage.items() if k not in ("chat_turn (all of it)",
-                                                        "signature check (HMAC, site, nonce)")}
 
 
 def _embedding_p50(by: dict, chars: int):
@@ -404,8 +570,8 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
             out.append(f"First turn of a new visitor p50 {first.p50:.2f} / p99 {first.p99:.2f} ms; continuing "
                        f"turns p50 {cont.p50:.2f} / p99 {cont.p99:.2f} ms.")
         bd, stage, db_rows, req_ms = _stage_parts(d)
-        top = sorted(_leaves(stage).items(), key=lambda kv: -kv[1])[:4]
-        out.append("Largest stages per turn (instrumented mean): "
+        top = sorted(leaves(bd.stage_rows()).items(), key=lambda kv: -kv[1])[:4]
+        out.append("Largest stages per turn (instrumented mean, innermost timed stages): "
                    + ", ".join(f"{k} {v:.2f} ms ({v / req_ms:.0%})" for k, v in top) + ".")
         db_ms = sum(r[3] for r in db_rows)
         trips = sum(r[1] for r in db_rows)
@@ -414,9 +580,24 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
         queries, dbs = d["queries"], d["dbs"]
         growth = [(dbs[k]["stats"].chunks, _q(queries, k, "mixed")) for k in queries]
         if all(r for _, r in growth):
-            out.append("FULLTEXT `retrieve` (mixed questions, p50 / p99): "
+            out.append("FULLTEXT `retrieve` (lexical half alone, BM25-rescored; mixed questions, p50 / p99): "
                        + ", ".join(f"{n:,} chunks {r.summary.p50:.1f} / {r.summary.p99:.1f} ms"
                                    for n, r in growth) + ".")
+        hybrid = d.get("hybrid") or {}
+        if hybrid:
+            parts = []
+            for label, h in hybrid.items():
+                r = {x.mode: x.summary for x in h["results"]}
+                parts.append(f"{dbs[label]['stats'].chunks:,} chunks {r['hybrid'].p50:.1f} / {r['hybrid'].p99:.1f} ms "
+                             f"(lexical half {r['lexical'].p50:.1f}, vector half {r['vector'].p50:.1f} ms p50)")
+            h10 = _hybrid_at(d, 10_000)
+            verdict = ""
+            if h10:
+                ok = h10.summary.p50 <= TARGET_HYBRID_P50_MS and h10.summary.p99 <= TARGET_HYBRID_P99_MS
+                verdict = (f" Target at 10k chunks (p50 ≤ {TARGET_HYBRID_P50_MS:.0f}, p99 ≤ "
+                           f"{TARGET_HYBRID_P99_MS:.0f} ms): **{'met' if ok else 'not met'}**.")
+            out.append("Hybrid retrieval, query embedding apart (mixed questions, p50 / p99): " + ", ".join(parts)
+                       + "." + verdict)
         shared = next((x for x in dbs.values() if x.get("shared", {}).get("result")), None)
         own = _q(queries, "1k", "mixed")
         if shared and own:
@@ -429,16 +610,26 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
         out.append(f"Prompt caching: on Anthropic a turn from turn 2 costs {c['ratio']:.1%} of sending it uncached "
                    f"({c['read_share']:.1%} of input tokens read from cache).")
     mr = _ok(by, "memory_recall")
-    e50, e300 = _embedding_p50(by, 50), _embedding_p50(by, 300)
-    if mr or e50:
-        parts = []
-        if e50 and e300:
-            parts.append(f"embedding the message (p50 {e50.p50:.1f} ms at 50 characters, {e300.p50:.1f} ms at 300)")
-        if mr:
-            parts.append(f"reading and choosing its memories (p50 {mr['cached']['p50']:.2f} ms with the index "
-                         f"cached, {mr['cold']['p50']:.2f} ms cold, 500 memories)")
-        out.append("Not in the overhead figures: a customer with stored memories also pays " + " and ".join(parts)
-                   + ".")
+    q50, q300 = _query_cost(by, 50), _query_cost(by, 300)
+    if q50 and q300:
+        ok = q300["cpu"].p50 <= TARGET_QUERY_EMBED_CPU_MS
+        out.append(f"Not in the overhead figures: every hybrid turn embeds the customer's message once with the "
+                   f"local model, p50 {q300['cpu'].p50:.1f} ms CPU ({q300['wall'].p50:.1f} ms wall) for 300 "
+                   f"characters and {q50['cpu'].p50:.1f} ms CPU ({q50['wall'].p50:.1f} ms wall) for 50, on one "
+                   f"thread (target ≤ {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU at 300 characters: "
+                   f"**{'met' if ok else 'not met'}**, {q300['cpu'].p50 / TARGET_QUERY_EMBED_CPU_MS:.1f}× it; "
+                   f"{q300['cpu'].p50 / max(q300['tokens'], 1):.1f} ms CPU per token).")
+    if mr:
+        out.append(f"Also not in them: a customer with stored memories pays reading and choosing them (p50 "
+                   f"{mr['cached']['p50']:.2f} ms with the index cached, {mr['cold']['p50']:.2f} ms cold, 500 "
+                   "memories); the query embedding is the turn's one, shared.")
+    ix = _ok(by, "indexing")
+    if ix:
+        out.append(f"Indexing: `EmbeddingQueue.drain` embeds {ix['chunks_per_s']:.2f} chunks/s on one thread "
+                   f"({ix['ms_per_chunk']:,.0f} ms a chunk of {ix['mean_chars']:.0f} characters; "
+                   f"{ix['source_short']}), so a 10,000-chunk site takes "
+                   f"{10_000 / ix['chunks_per_s'] / 3600:.1f} h to become searchable by meaning (FULLTEXT serves it "
+                   "at once).")
     g = _ok(by, "grounding")
     if g:
         o = g["overall"]
@@ -463,21 +654,66 @@ def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
     bd, stage, db_rows, req_ms = _stage_parts(d)
     s = chat["summaries"]["all turns"]
     size = chat["size"]
-    retrieve_ms = stage.get("retrieve (FULLTEXT)")
+    rows = bd.stage_rows()
+    retrieve_ms = stage.get(RETRIEVE.strip())
     rank = next((r for r in db_rows if r[0] == "SELECT rtac_chunks FULLTEXT"), None)
-    fetch = next((r for r in db_rows if r[0] == "SELECT rtac_chunks"), None)
-    leaves = sorted(_leaves(stage).items(), key=lambda kv: -kv[1])
+    terms = next((r for r in db_rows if r[0] == "SELECT rtac_chunks search text (BM25)"), None)
+    fetch = next((r for r in db_rows if r[0] == "SELECT rtac_chunks + rtac_documents (fetch)"), None)
+    under = _inside(rows, RETRIEVE)
+    outside = sorted(((k, v) for k, v in leaves(rows).items() if k not in under), key=lambda kv: -kv[1])
     if retrieve_ms is not None:
-        rank_of = [k for k, _ in leaves].index("retrieve (FULLTEXT)") + 1
-        line = (f"**Retrieval** is {'the largest stage' if rank_of == 1 else f'stage no. {rank_of}'}: "
-                f"`retrieve` takes {retrieve_ms:.2f} of {req_ms:.2f} ms per instrumented turn "
+        stages = sorted(((label.strip(), ms) for label, ms, _ in rows if depth(label) == 1
+                         and not label.strip().startswith("rest of")), key=lambda kv: -kv[1])
+        rank_of = [k for k, _ in stages].index(RETRIEVE.strip()) + 1
+        line = (f"**Retrieval** is {'the largest stage' if rank_of == 1 else f'stage no. {rank_of}'} of chat_turn: "
+                f"hybrid `retrieve` takes {retrieve_ms:.2f} of {req_ms:.2f} ms per instrumented turn "
                 f"({retrieve_ms / req_ms:.0%})")
+        def part(labels):
+            found = [stage[x.strip()] for x in labels if x.strip() in stage]
+            return sum(found) if found else None
+        halves = [("the lexical half", part([LEXICAL])), ("the vector half", part(VECTOR_PARTS)),
+                  ("fusion", part(FUSION_PARTS))]
+        halves = [(n, v) for n, v in halves if v is not None]
+        if halves:
+            line += ": " + ", ".join(f"{n} {v:.2f} ms" for n, v in halves)
+        inner = sorted(((k, v) for k, v in leaves(rows).items() if k in under), key=lambda kv: -kv[1])[:4]
+        if inner:
+            line += "; inside it the largest parts are " + ", ".join(f"{k} {v:.2f} ms" for k, v in inner)
         if rank:
-            line += (f"; its ranking statement ran {rank[1]:.2f} times per turn at {rank[2]:.2f} ms mean "
+            line += (f". Its FULLTEXT ranking statement ran {rank[1]:.2f} times per turn at {rank[2]:.2f} ms mean "
                      f"({rank[3]:.2f} ms per turn)")
+        if terms:
+            line += f", the candidates' search text for BM25 {terms[1]:.2f} times at {terms[2]:.2f} ms"
         if fetch:
-            line += f", the fetch by id {fetch[1]:.2f} times at {fetch[2]:.2f} ms"
+            line += f", the fetch of the winners {fetch[1]:.2f} times at {fetch[2]:.2f} ms"
         out.append(line + ".")
+    hybrid = d.get("hybrid") or {}
+    if hybrid and len(hybrid) > 1:
+        def mode(label, m):
+            return next(r.summary for r in hybrid[label]["results"] if r.mode == m)
+        out.append("**Hybrid retrieval by corpus size** (p50 / p99, query embedding apart): "
+                   + "; ".join(f"{dbs[k]['stats'].chunks:,} chunks: hybrid {mode(k, 'hybrid').p50:.1f} / "
+                               f"{mode(k, 'hybrid').p99:.1f} ms, lexical half {mode(k, 'lexical').p50:.1f} / "
+                               f"{mode(k, 'lexical').p99:.1f}, vector half {mode(k, 'vector').p50:.1f} / "
+                               f"{mode(k, 'vector').p99:.1f}" for k in hybrid)
+                   + ". The vector half reads every vector of the site (exact cosine: one matrix-vector product "
+                   "over n × 384 float32, then a partial sort), so it grows linearly with the site and with the "
+                   "matrix's size against the CPU caches; the lexical half follows FULLTEXT's posting lists.")
+    b = (hybrid.get(size) or {}).get("blas")
+    if b:
+        slower = b["default"].p50 / b["one"].p50 if b["one"].p50 > 0 else 0.0
+        cosine = stage.get(VECTOR_PARTS[1].strip())
+        out.append(f"**numpy's BLAS threads and the vector half.** At {dbs[size]['stats'].chunks:,} chunks "
+                   f"`SiteMatrix.nearest` alone takes p50 {b['default'].p50:.2f} / p99 {b['default'].p99:.2f} ms with "
+                   f"OpenBLAS's default {b['default_threads']} threads (what the sidecar runs with) and "
+                   f"{b['one'].p50:.2f} / {b['one'].p99:.2f} ms with 1 thread"
+                   + (f" ({slower:.0f}× slower with the default)" if slower >= 2 else "")
+                   + (f"; in the instrumented turns it took {cosine:.2f} ms per turn" if cosine is not None else "")
+                   + (". A matrix-vector product this small is bound by memory, and on 2 shared cores the BLAS "
+                      "worker thread must be woken and scheduled on a core that MariaDB or another process "
+                      "holds: the sidecar would do better with BLAS limited to one thread in serving processes "
+                      "(e.g. OPENBLAS_NUM_THREADS=1 before numpy loads, or threadpoolctl). Not changed here: the "
+                      "figures above are the sidecar as shipped." if slower >= 2 else "."))
     sizes = [(dbs[k]["stats"].chunks, k) for k in queries]
     mixed = [(n, _q(queries, k, "mixed")) for n, k in sizes]
     if all(r for _, r in mixed) and len(mixed) > 1:
@@ -505,12 +741,14 @@ def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
         else:
             out.append(f"**On-disk temporary tables**: up to {worst:.2f} per `retrieve` (by size and kind in the "
                        "FULLTEXT table above).")
-    q = _q(queries, size, "mixed")
+    hq = next((r for r in (hybrid.get(size) or {}).get("results", []) if r.mode == "hybrid"), None)
+    q = hq or _q(queries, size, "mixed")
     if q and retrieve_ms is not None:
         spread_turn = s.p99 - s.p50
         spread_q = q.summary.p99 - q.summary.p50
         share = spread_q / spread_turn if spread_turn > 0 else 0.0
-        out.append(f"**The tail.** The turn's p99 − p50 is {spread_turn:.1f} ms; `retrieve`'s alone, on the same "
+        out.append(f"**The tail.** The turn's p99 − p50 is {spread_turn:.1f} ms; "
+                   + ("hybrid " if hq else "") + f"`retrieve`'s alone, on the same "
                    f"{dbs[size]['stats'].chunks:,} chunks with the same question mix, is {spread_q:.1f} ms (p50 "
                    f"{q.summary.p50:.1f}, p99 {q.summary.p99:.1f} ms), "
                    + (f"{share:.0%} of the turn's: retrieval carries most of the tail." if share >= 0.6 else
@@ -529,7 +767,7 @@ def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
                    "big sites' chunks apart (a table or a database per site).")
     if retrieve_ms is not None:
         rest = req_ms - retrieve_ms
-        others = [(k, v) for k, v in leaves if k != "retrieve (FULLTEXT)"][:4]
+        others = outside[:4]
         out.append(f"**Everything but retrieval** is {rest:.2f} ms per instrumented turn; the largest parts: "
                    + ", ".join(f"{k} {v:.2f} ms" for k, v in others) + ".")
     pings = next((r for r in db_rows if r[0].startswith("ping")), None)
@@ -553,24 +791,62 @@ def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
         out.append(f"**Against the targets**: {margin('p50', s.p50, TARGET_P50_MS)}, "
                    f"{margin('p99', s.p99, TARGET_P99_MS)}; of an instrumented turn, retrieval takes "
                    f"{retrieve_ms:.1f} ms and the rest {req_ms - retrieve_ms:.1f} ms (means).")
+    b = chat.get("blas")
+    if b:
+        dflt, one = b["runs"][b["default_threads"]], b["runs"][1]
+        cpu_turn = chat["cpu_s"] / len(chat["records"]) * 1000
+        wall_turn = chat["wall"] / len(chat["records"]) * 1000
+        out.append(f"**CPU per turn and numpy's BLAS threads.** The measured turns cost the bench process "
+                   f"{cpu_turn:.1f} ms of CPU per {wall_turn:.1f} ms of wall time"
+                   + (" — more than one core while serving one request at a time" if cpu_turn > wall_turn else "")
+                   + f". With OpenBLAS set to 1 thread (the diagnostic under *Sidecar overhead per chat turn*) the "
+                   f"same kind of turns cost {one['cpu_ms_per_turn']:.1f} ms CPU and p50 {one['summary'].p50:.2f} / "
+                   f"p99 {one['summary'].p99:.2f} ms, against {dflt['cpu_ms_per_turn']:.1f} ms CPU and p50 "
+                   f"{dflt['summary'].p50:.2f} / p99 {dflt['summary'].p99:.2f} ms on the default "
+                   f"{b['default_threads']} threads"
+                   + (": OpenBLAS's worker thread keeps spinning after each matrix-vector product of the vector "
+                      "half and takes the core that MariaDB and the rest of the turn need. Limiting BLAS to one "
+                      "thread in serving processes (OPENBLAS_NUM_THREADS=1 before numpy loads, or threadpoolctl) "
+                      "is the sidecar's fix, not the bench's." if dflt["cpu_ms_per_turn"] > 1.5 * one["cpu_ms_per_turn"]
+                      else "."))
     if chat["cpu_others"] >= 0.15:
         out.append(f"**Shared cores**: other processes used {chat['cpu_others']:.2f} of the "
                    f"{run['machine']['cores']} cores during the measured turns, beside the bench and its MariaDB's "
                    f"{chat['cpu_ours']:.2f}, so the figures, the tail above all, include contention for the cores.")
-    e50 = _embedding_p50(by, 50)
+    q50, q300 = _query_cost(by, 50), _query_cost(by, 300)
+    embed_ms = stage.get(QUERY_EMBEDDING.strip())
+    if q50 and q300:
+        largest = q300["wall"].p50 > req_ms
+        out.append(("**The query embedding is the turn's largest cost, outside these figures.** " if largest else
+                    "**The query embedding, outside these figures.** ") + "Hybrid retrieval "
+                   "embeds every customer message before the turn opens a transaction; the bench's embedder "
+                   + (f"costs {embed_ms:.2f} ms per turn here, " if embed_ms is not None else "")
+                   + f"the local model p50 {q50['cpu'].p50:.1f} ms CPU / {q50['wall'].p50:.1f} ms wall for a "
+                   f"50-character message and {q300['cpu'].p50:.1f} ms CPU / {q300['wall'].p50:.1f} ms wall for a "
+                   f"300-character one ({q300['tokens']} tokens, {q300['cpu'].p50 / max(q300['tokens'], 1):.1f} ms "
+                   "CPU a token on one thread; *Embedding*). A turn of a 300-character message thus costs about "
+                   f"{q300['wall'].p50 + s.p50:.0f} ms of sidecar time at the median, "
+                   f"{q300['cpu'].p50 / TARGET_QUERY_EMBED_CPU_MS:.1f}× the {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU "
+                   "target for the embedding alone; a remote embedder moves that cost to a network round trip, and "
+                   "`RTAC_RETRIEVAL=fulltext` removes it (and retrieval by meaning) for customers without memories.")
     mr = _ok(by, "memory_recall")
-    if chat.get("memory") and (e50 or mr):
+    if chat.get("memory") and mr:
         recall_ms = stage.get("memory recall")
-        line = ("**Memory for a customer who has some** adds to the figures above (whose customers have none"
-                + (f"; recall cost {recall_ms:.2f} ms per turn there" if recall_ms is not None else "") + "): ")
-        parts = []
-        if e50:
-            parts.append(f"the query embedding, p50 {e50.p50:.1f} ms for a 50-character message (*Embedding*)")
-        if mr:
-            parts.append(f"reading and choosing memories, p50 {mr['cached']['p50']:.2f} ms with the index cached "
-                         f"(*Memory retrieval overhead*)")
-        extra = (e50.p50 if e50 else 0.0) + (mr["cached"]["p50"] if mr else 0.0)
-        out.append(line + "; ".join(parts) + f" — about {extra:.0f} ms at the median, "
-                   + ("above" if extra > TARGET_P50_MS else "a large part of") + f" the {TARGET_P50_MS:.0f} ms p50 "
-                   "budget on its own.")
+        out.append("**Memory for a customer who has some** adds to the figures above (whose customers have none"
+                   + (f"; recall cost {recall_ms:.2f} ms per turn there" if recall_ms is not None else "")
+                   + f"): reading and choosing memories, p50 {mr['cached']['p50']:.2f} ms with the index cached "
+                   f"(*Memory retrieval overhead*); the query embedding is the one the turn already made.")
+    return out
+
+
+def _inside(rows: list, parent: str) -> set[str]:
+    """The stripped labels of the rows inside `parent` (rows as Breakdown.stage_rows)."""
+    out, d = set(), None
+    for label, _, _ in rows:
+        if d is not None:
+            if depth(label) <= d:
+                break
+            out.add(label.strip())
+        elif label == parent:
+            d = depth(label)
     return out

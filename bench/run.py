@@ -1,16 +1,19 @@
 """`make bench`: every benchmark of the sidecar, written to bench/RESULTS.md.
 
-    python -m bench.run            # the full run (~8 minutes on 2 cores)
+    python -m bench.run            # the full run (~8 minutes on 2 cores, ~15 more for a first retrieval eval)
     python -m bench.run --quick    # a smoke run: small corpora, few turns and runs
 
-In order: sidecar overhead per chat turn at 10k chunks and FULLTEXT query time at
-1k/10k/100k (bench.chat, bench.query), then the sections of the other modules:
+In order: sidecar overhead per chat turn at 10k chunks, FULLTEXT and hybrid retrieval
+time at 1k/10k/100k (bench.chat, bench.query), then the sections of the other modules:
 prompt caching per provider (bench.cache), memory retrieval overhead
-(bench.memory_recall, on its own database of the bench's MariaDB), embedding
+(bench.memory_recall, on its own database of the bench's MariaDB), indexing
+throughput (bench.indexing, likewise), embedding
 (bench.embedding), the memory grounding check (bench.grounding), the memory
-thresholds (bench.memory_eval), the widget size (scripts/widget-size) and, when
-bench/wp_turn.py exists, the plugin's time per chat turn. A part that fails is
-logged and written as "not measured: <reason>"; the others still run.
+thresholds (bench.memory_eval), the widget size (scripts/widget-size), retrieval
+quality on public QA data (bench.retrieval_eval, on its own MariaDB; `make eval`
+runs it alone) and, when bench/wp_turn.py exists, the plugin's time per chat turn.
+A part that fails is logged and written as "not measured: <reason>"; the others
+still run.
 """
 from __future__ import annotations
 
@@ -163,6 +166,24 @@ def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Co
     run["timings"].append(("FULLTEXT queries", time.perf_counter() - t))
 
     t = time.perf_counter()
+    hybrid = {}
+    for label, d in dbs.items():
+        with CpuMeter(pids) as cpu:
+            results = query.run_hybrid(d["engine"], d["site"].id, corpus, SEED, cfg["queries"], cfg["query_warmup"],
+                                       label)
+        matrix = query.matrix_load(d["engine"], d["site"].id, cfg["matrix_runs"] if d["stats"].chunks < 50_000
+                                   else max(1, cfg["matrix_runs"] // 2))
+        blas = query.blas_threads(d["engine"], d["site"].id, SEED, label, max(10, cfg["queries"] // 2))
+        hybrid[label] = {"results": results, "matrix": matrix, "cpu": cpu.describe(), "warmup": cfg["query_warmup"],
+                         "blas": blas}
+        for r in results:
+            _log(f"{label} {r.mode}: p50 {r.summary.p50:.2f} ms, p99 {r.summary.p99:.2f} ms, "
+                 f"{r.statements_per_retrieve:.2f} statements")
+        _log(f"{label} load_matrix: p50 {matrix.summary.p50:.1f} ms, {matrix.nbytes / 2**20:.1f} MiB, RSS kept "
+             f"{(matrix.memory['rss_after_kb'] - matrix.memory['rss_before_kb']) / 1024:.1f} MiB")
+    run["timings"].append(("hybrid retrieval", time.perf_counter() - t))
+
+    t = time.perf_counter()
     d = dbs[cfg["chat_size"]]
     pinned = [{"title": "Hinnakiri", "content": corpus.price_list(random.Random(f"pinned-{SEED}"))}]
     bench = chat.ChatBench(d["url"], master_key, d["site"], corpus, SEED, pinned)
@@ -173,6 +194,7 @@ def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Co
         _log(f"chat: {cfg['turns']} turns in {wall:.1f}s; {cpu.describe()}")
         breakdown = bench.instrumented(cfg["instrumented_turns"])
         prof_tottime, prof_cumulative = bench.profiled(cfg["profiled_turns"])
+        blas = bench.blas_comparison(cfg["instrumented_turns"])
     finally:
         bench.services.engine.dispose()
         for d2 in dbs.values():
@@ -181,7 +203,7 @@ def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Co
     chat_result = {
         "records": records, "wall": wall, "cpu_s": cpu_s, "cpu": cpu.describe(),
         "cpu_others": cpu.others_cores, "cpu_ours": cpu.ours_cores, "summaries": chat.summarize(records),
-        "breakdown": breakdown, "prof_tottime": prof_tottime, "prof_cumulative": prof_cumulative,
+        "breakdown": breakdown, "prof_tottime": prof_tottime, "prof_cumulative": prof_cumulative, "blas": blas,
         "errors": bench.errors, "pinned_chars": len(pinned[0]["content"]),
         "conversations": bench.stream.conversations, "visitors": bench.stream.n_visitors,
         "size": cfg["chat_size"], "chunks": d["stats"].chunks,
@@ -192,7 +214,7 @@ def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Co
          f"{len(records) / wall:.0f} turns/s")
     if bench.errors:
         _log(f"{len(bench.errors)} failed turns, first: {bench.errors[0]}")
-    return {"dbs": dbs, "queries": query_results, "chat": chat_result, "server": server}
+    return {"dbs": dbs, "queries": query_results, "hybrid": hybrid, "chat": chat_result, "server": server}
 
 
 def _memory_recall(mdb: LocalMariaDB, keyring: Keyring, runs: int) -> dict:
@@ -321,12 +343,12 @@ def main(argv: list[str] | None = None) -> int:
     cfg = {"sizes": {"1k": 1_000, "10k": 10_000, "100k": 100_000}, "chat_size": "10k",
            "warmup_turns": 50, "turns": args.turns, "instrumented_turns": 300, "profiled_turns": 200,
            "queries": args.queries, "query_warmup": 30, "shared_queries": 150,
-           "shared_in": "100k", "shared_size": ("1k", 1_000)}
+           "shared_in": "100k", "shared_size": ("1k", 1_000), "matrix_runs": 6}
     runs = {"cache_conversations": None, "memory_runs": None, "embed_runs": None, "grounding_repeat": None}
     if args.quick:
         cfg.update(sizes={"1k": 1_000, "4k": 4_000}, chat_size="4k", turns=min(args.turns, 100),
                    instrumented_turns=50, profiled_turns=30, queries=min(args.queries, 40), query_warmup=5,
-                   shared_in="4k")
+                   shared_in="4k", matrix_runs=2)
         runs = {"cache_conversations": 2, "memory_runs": 30, "embed_runs": 4, "grounding_repeat": 2}
 
     run = {
@@ -350,8 +372,9 @@ def main(argv: list[str] | None = None) -> int:
 
     main_heading = "## Sidecar overhead per chat turn"
     recall_heading = "## Memory retrieval overhead"
+    index_heading = "## Indexing throughput"
     wp_heading = "## Plugin time per chat turn"
-    main_sec = recall_sec = wp_sec = None
+    main_sec = recall_sec = index_sec = wp_sec = None
     try:
         with LocalMariaDB() as mdb:
             _log(f"MariaDB on port {mdb.port} in {mdb.dir}")
@@ -360,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
             recall_sec = _section("memory_recall", recall_heading,
                                   lambda: _memory_recall(mdb, keyring, runs["memory_runs"] or 300),
                                   _markdown_of("memory_recall"))
+            index_sec = _section("indexing", index_heading,
+                                 lambda: _import("indexing").run(mdb, keyring, quick=args.quick),
+                                 _markdown_of("indexing"))
             wp_sec = _section("wp_turn", wp_heading, lambda: _wp_turn(args.quick, mdb.url),
                               lambda r: _own_heading(r["markdown"], wp_heading))
     except Exception as exc:  # noqa: BLE001 - MariaDB did not start or stop: the rest still runs
@@ -368,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         why = f"the bench's MariaDB failed: {exc.__class__.__name__}: {exc}"
         main_sec = main_sec or Section("main", main_heading, error=why)
         recall_sec = recall_sec or Section("memory_recall", recall_heading, error=why)
+        index_sec = index_sec or Section("indexing", index_heading, error=why)
     if wp_sec is None:  # MariaDB failed before the plugin's turn: it may not need the bench's server
         wp_sec = _section("wp_turn", wp_heading, lambda: _wp_turn(args.quick, None),
                           lambda r: _own_heading(r["markdown"], wp_heading))
@@ -385,8 +412,14 @@ def main(argv: list[str] | None = None) -> int:
     thresholds_sec = _section("memory_eval", "## Memory thresholds", lambda: _import("memory_eval").run(),
                               _markdown_of("memory_eval"))
     widget_sec = _section("widget", "## Widget size", _widget_size, _widget_markdown)
-    sections = [cache_sec, recall_sec, embed_sec, grounding_sec, thresholds_sec, widget_sec, wp_sec]
-    for s in (recall_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec, widget_sec):  # run order
+    # Last: it starts its own MariaDB and, on a first run, embeds for ~15 minutes.
+    retrieval_sec = _section("retrieval_eval", "## Retrieval quality",
+                             lambda: _import("retrieval_eval").run(quick=args.quick),
+                             _markdown_of("retrieval_eval"))
+    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec, retrieval_sec, widget_sec,
+                wp_sec]
+    for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec, widget_sec,
+              retrieval_sec):  # run order
         run["timings"].append((s.heading.lstrip("# ").lower(), s.seconds))
 
     run["loadavg_end"] = loadavg()

@@ -86,6 +86,17 @@ class SiteMatrix:
         return [(int(self.ids[i]), float(scores[i])) for i in top]
 
 
+    def cosines(self, query: np.ndarray, chunk_ids: list[int]) -> dict[int, float]:
+        """Similarity of these chunks to `query` (those that have a vector; ids are sorted)."""
+        if not chunk_ids or not len(self.ids):
+            return {}
+        wanted = np.asarray(chunk_ids, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        found = self.ids[at] == wanted
+        scores = self.matrix[at[found]] @ np.asarray(query, dtype=np.float32)
+        return {int(cid): float(sc) for cid, sc in zip(wanted[found], scores)}
+
+
 EMPTY = SiteMatrix(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))
 
 
