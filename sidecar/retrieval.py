@@ -108,13 +108,6 @@ class Retriever:
         self.matrices = matrices or vectors.MatrixCache()
         self.stats = lexicon.StatsCache()
 
-    def has_vectors(self, conn: Connection, site_id: str) -> bool:
-        """Whether a query embedding would be used for this site at all."""
-        if not self.model:
-            return False
-        version = vectors.content_version(conn, site_id)
-        return len(self.matrices.get(conn, site_id, self.model, version).ids) > 0
-
     def retrieve(self, conn: Connection, site_id: str, default_lang: str, query: Query, k: int = TOP_K,
                  mode: str = "hybrid") -> list[Chunk]:
         if k <= 0 or mode not in MODES:

@@ -7,11 +7,16 @@ float32's bytes.
 
 A process keeps one matrix per (site, model) while the site's content_version is
 the one it was read at; any chunk or vector write bumps that version, so every
-worker and host sees a change on its next turn.
+worker and host sees a change. While a site is being (re-)indexed the version moves
+every few seconds, and re-reading a 10k-chunk matrix costs ~90 ms: a changed matrix
+is therefore re-read at most once per `max_staleness` seconds. A stale matrix is
+harmless: a deleted chunk it still names is dropped when the winners are fetched,
+and a chunk it does not know yet is still found by FULLTEXT.
 """
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -116,29 +121,30 @@ class MatrixCache:
     """Opened site matrices of this process, least recently used out first, bounded
     by bytes (100,000 chunks of e5-small take ~154 MB as float32)."""
 
-    def __init__(self, max_bytes: int = 512 * 1024 * 1024):
-        self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, str], tuple[int, SiteMatrix]] = OrderedDict()
+    def __init__(self, max_bytes: int = 512 * 1024 * 1024, max_staleness: float = 10.0):
+        self.max_bytes, self.max_staleness = max_bytes, max_staleness
+        self._items: OrderedDict[tuple[str, str], tuple[int, float, SiteMatrix]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, conn: Connection, site_id: str, model: str, version: int) -> SiteMatrix:
         key = (site_id, model)
+        now = time.monotonic()
         with self._lock:
             hit = self._items.get(key)
-            if hit and hit[0] == version:
+            if hit and (hit[0] == version or now - hit[1] < self.max_staleness):
                 self._items.move_to_end(key)
-                return hit[1]
+                return hit[2]
         matrix = load_matrix(conn, site_id, model)
         with self._lock:
             old = self._items.pop(key, None)
             if old:
-                self._bytes -= old[1].nbytes
+                self._bytes -= old[2].nbytes
             if matrix.nbytes <= self.max_bytes:
-                self._items[key] = (version, matrix)
+                self._items[key] = (version, now, matrix)
                 self._bytes += matrix.nbytes
             while self._bytes > self.max_bytes and self._items:
-                _, (_, evicted) = self._items.popitem(last=False)
+                _, (_, _, evicted) = self._items.popitem(last=False)
                 self._bytes -= evicted.nbytes
         return matrix
 

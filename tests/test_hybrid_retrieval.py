@@ -208,16 +208,25 @@ def test_vectors_never_cross_sites(engine, services, keyring, indexed):
     assert [c.title for c in theirs] == ["Teise saidi leht"]
 
 
-def test_an_edit_is_seen_by_the_next_turn_through_the_content_version(engine, services, indexed):
+def test_an_edit_is_seen_through_the_content_version_and_a_stale_matrix_is_harmless(engine, services, indexed):
+    from sidecar.vectors import MatrixCache
+    fresh = Retriever(model=services.retriever.model, matrices=MatrixCache(max_staleness=0))
     v = services.embedder.embed(["kohvik"])[0]
     with engine.connect() as conn:
-        before = services.retriever.retrieve(conn, indexed.id, "et", Query("kohvik", "et", v), mode="vector")
-    assert "Kohvik" in [c.title for c in before]
+        for r in (services.retriever, fresh):
+            assert "Kohvik" in [c.title for c in r.retrieve(conn, indexed.id, "et", Query("kohvik", "et", v),
+                                                            mode="vector")]
     with engine.begin() as conn:
         documents.remove(conn, indexed.id, "page", "kohvik")
     with engine.connect() as conn:
-        after = services.retriever.retrieve(conn, indexed.id, "et", Query("kohvik", "et", v), mode="vector")
-    assert "Kohvik" not in [c.title for c in after]
+        # Re-read at once when the version moved (max_staleness 0)...
+        assert "Kohvik" not in [c.title for c in fresh.retrieve(conn, indexed.id, "et", Query("kohvik", "et", v),
+                                                                mode="vector")]
+        assert len(fresh.matrices.get(conn, indexed.id, fresh.model, -1).ids) == len(ET_PAGES) - 1
+        # ...and within the staleness window the old matrix still names the chunk, which the
+        # fetch of the winners drops: a deleted page is never shown.
+        stale = services.retriever.retrieve(conn, indexed.id, "et", Query("kohvik", "et", v), mode="vector")
+        assert "Kohvik" not in [c.title for c in stale] and len(stale) == len(ET_PAGES) - 1
 
 
 class Renamed:
@@ -231,9 +240,10 @@ class Renamed:
 
 
 def test_reembed_switches_models_without_a_window(engine, services, indexed):
-    old = services.retriever
+    from sidecar.vectors import MatrixCache
+    old = Retriever(model=services.retriever.model, matrices=MatrixCache(max_staleness=0))
     new_embedder = Renamed(services.indexing.embedder, "other-model")
-    new = Retriever(model="other-model")
+    new = Retriever(model="other-model", matrices=MatrixCache(max_staleness=0))
     v = services.embedder.embed(["garantii remonttöödele"])[0]
     q = Query("garantii remonttöödele", "et", v)
     with engine.connect() as conn:
