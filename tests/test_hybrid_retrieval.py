@@ -348,3 +348,12 @@ def test_documents_in_another_language_are_said_so_in_the_turn_never_the_system_
     same = build(pinned=(), retrieved=docs, history=[], message="Kus hoida ratast talvel?", lang="et",
                  page_title="", page_url="", lead_captured=False)
     assert "another language" not in same.messages[-1].content
+
+
+def test_the_offline_answer_finds_a_price_named_by_another_compound(services, et_site, make_client):
+    # "rattahooldus" (bike service) shares no word with "Põhihooldus" (basic service):
+    # the price list's lines closest in meaning answer, and only price-list lines.
+    body = make_client(services, et_site).post("/v1/chat", chat_payload(
+        "Palju maksab rattahooldus?", lang="et", pinned=DEMO["et"])).get_json()
+    assert "Põhihooldus: 45 €" in body["reply"] and body["unanswered"] is False
+    assert "10:00" not in body["reply"] and "Telliskivi" not in body["reply"]
