@@ -53,7 +53,7 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
             if conversation_id else []
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
         if svc.memory is not None:
-            recalled = svc.memory.recall(conn, space, inp.message, embedding)
+            recalled = svc.memory.recall(conn, space, inp.message, embedding, inp.lang)
     past = past[-cfg.history_turns:] if cfg.history_turns else []
     is_new = conversation_id is None
     conversation_id = conversation_id or new_conversation_id()

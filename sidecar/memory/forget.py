@@ -3,8 +3,9 @@
 The model only proposes: the reply's `forget` refs ("m2") name memories the
 customer's message negates ("that's not my company", "forget what you know about
 X"). Code applies at most three per request, only refs this turn actually showed,
-and only memories close enough to the customer's message; anything else is
-ignored. Deleted memories are read back to the customer in the same reply, worded
+and only memories close enough to the customer's message (within the strict
+forget distance, or shown for a word the message shares with them, recall.py);
+anything else is ignored. Deleted memories are read back to the customer in the same reply, worded
 by code in the customer's language, and deletion is permanent.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ def choose(refs: list[str], recalled: Recalled, *, threshold: float, limit: int 
             break
         if ref in chosen or ref not in recalled.refs:
             continue  # a ref the model was not shown is ignored
-        if recalled.distance[ref] > threshold:
+        if recalled.distance[ref] > threshold and ref not in recalled.near:
             continue  # too far from what the customer said to be what they meant
         chosen.append(ref)
     return chosen

