@@ -26,6 +26,9 @@ analysed for chunks in another language than the question's: a Spanish question
 against English pages is stemmed the English way, without the Spanish "los" that
 would otherwise find "Los Angeles".
 
+The word lists (stopwords, Korean question words and endings, compound suffixes)
+are the languages' own, in sidecar.lang; this module holds how they are applied.
+
 VERSION changes whenever index_text's output for the same input changes.
 """
 from __future__ import annotations
@@ -35,6 +38,8 @@ import threading
 from functools import lru_cache
 
 import Stemmer
+
+from . import lang as languages
 
 VERSION = 2
 """Bump whenever index_text's output for the same input changes, so stored search
@@ -192,8 +197,11 @@ def _folded_tokens(word: str, lang: str, compounds: bool) -> list[str]:
 # are found. Cost on a paragraph of Estonian shop text (tests/test_searchtext.py):
 # 70 words, 61 tokens before, 80 after (+31%); 11 of the 19 added are real heads, the
 # rest are fragments of long non-compounds ("kont|rolli"), which match little.
-_COMPOUNDING = {"et": "finnic", "fi": "finnic", "de": "germanic", "nl": "germanic", "sv": "germanic",
-                "da": "germanic", "no": "germanic", "nb": "germanic", "nn": "germanic", "hu": "hungarian"}
+# The supported languages say how they compound in sidecar.lang (compound_kind); the
+# others listed here are indexed with their Snowball stemmer only, without a module.
+_COMPOUNDING = {"fi": "finnic", "de": "germanic", "nl": "germanic", "sv": "germanic",
+                "da": "germanic", "no": "germanic", "nb": "germanic", "nn": "germanic", "hu": "hungarian",
+                **{lg.code: lg.compound_kind for lg in languages.LANGS if lg.compound_kind}}
 _MIN_COMPOUND = 9
 _MIN_MODIFIER = 3
 _MIN_HEAD = 5
@@ -201,7 +209,8 @@ _VOWELS = frozenset("aeiouyäöüõåæøáéíóúőűàèìòùâêîôûëï"
 _HU_DIGRAPHS = frozenset(("cs", "dz", "gy", "ly", "ny", "sz", "ty", "zs"))
 # Derivational suffixes that begin with an onset: a cut before one leaves the suffix
 # and its case ending ("vaja|dusel", "telli|misel"), shared by thousands of words.
-_SUFFIXES = {"et": ("dus", "tus", "mine", "mise", "lik"), "fi": ("mine", "mise")}
+_SUFFIXES = {"fi": ("mine", "mise"),
+             **{lg.code: lg.compound_suffixes for lg in languages.LANGS if lg.compound_suffixes}}
 
 
 def _heads(word: str, lang: str) -> tuple[str, ...]:
@@ -299,46 +308,22 @@ def _cross_terms(text: str, lang: str, target: str) -> list[str]:
     return out
 
 
-# Question words and fillers that carry no topic: left out of FULLTEXT queries and of
-# the offline provider's line matching, where a handful of shared words decides. The
-# two-letter ones never become tokens in lower case; they are listed so that shouted
-# ("OPEN ON SUNDAYS") they are not taken for acronyms, and so that a visitor's "EL"
-# is not searched in another language's chunks.
-_STOPWORDS = {
-    "en": "what which who whom whose when where why how much many does did doing have has had having "
-          "you your yours are was were been being can could would should will shall may might must "
-          "the and for with from about into this that these those there here our ours they them their "
-          "please tell know want need like any some all just also very get got hello thanks thank "
-          "its whats whether than then hey okay anyone anybody someone somebody anything something "
-          "doesn isn aren wasn weren hasn didn couldn wouldn shouldn "
-          "of to in on at is be by or an as do if me my no so up we he am ok oh hi",
-    "et": "mis mida mille kes kus kuhu kust millal miks kuidas kui palju kas teil teie sina teie "
-          "mina meie nad see seda need selle ning ning aga või ka ju siis veel väga palun tere aitäh "
-          "olen oled oleme olete nad on ole saab saan saate tahan tahaksin soovin "
-          "ja ei et ta te me ma sa",
-    "ru": "что как какой какая какие где когда почему сколько кто чей ваш ваша ваши вы мы они это "
-          "этот эта эти есть был была были быть можно могу можете нужно хочу хотел пожалуйста "
-          "здравствуйте спасибо привет для или тоже также очень там тут "
-          "на не но за из от до по во ко со же ли бы он то да уж ни их ей им её ее",
-    "es": "qué que cuál cuáles quién dónde donde cuándo cuando por porqué cómo como cuánto cuánta "
-          "cuántos cuántas ustedes usted tienen tiene tengo hay son está están ser estar puedo pueden "
-          "para con los las una unos unas del este esta estos estas eso esto esa ese por favor hola gracias quiero "
-          "el la lo de en un es se no te me mi tu su ya le al si ni yo os",
-    # Korean is indexed as bigrams, so whole words cannot be matched against its
-    # tokens: its question words are removed from the question text instead (_KO_*).
-    "ko": "",
-}
+# Question words and fillers that carry no topic (sidecar.lang: `stopwords`): left out
+# of FULLTEXT queries and of the offline provider's line matching, where a handful of
+# shared words decides. A language without a module uses English's, as it always has.
+def _stopword_text(lang: str) -> str:
+    return " ".join(languages.get(lang).stopwords)
 
 
 @lru_cache(maxsize=64)
 def _raw_stopwords(lang: str) -> frozenset[str]:
-    return frozenset(_STOPWORDS.get(lang, _STOPWORDS["en"]).casefold().split())
+    return frozenset(_stopword_text(lang).casefold().split())
 
 
 @lru_cache(maxsize=64)
 def stopwords(lang: str) -> frozenset[str]:
     """The stopwords as tokens: stemmed in lang, as tokens() gives them."""
-    return frozenset(tokens(_STOPWORDS.get(lang, _STOPWORDS["en"]), lang))
+    return frozenset(tokens(_stopword_text(lang), lang))
 
 
 def content_terms(text: str, lang: str) -> set[str]:
@@ -357,24 +342,14 @@ def content_terms(text: str, lang: str) -> set[str]:
 # question or polite ending goes from a longer word when >= 2 syllables remain
 # ("설립되었나요" -> "설립", "예약하나요" -> "예약"), so a one-syllable verb stem ("가나요")
 # is never reduced to a bare syllable. Index text is untouched.
-_KO_QUESTION = "몇 무엇 뭐 뭔 뭘 무슨 어디 언제 누구 누가 누군 왜 어떻게 어떤 어느 얼마 얼마나 어때 어떠한"
-_KO_AFTER_QUESTION = ("은 는 이 가 을 를 에 에서 에게 의 도 로 으로 까지 부터 나 든지 요 죠 이죠 야 이야 "
-                      "인가요 인가 인지 입니까 이에요 예요 에요 일까요 인데요 가요 나요 니까 까요")
-_KO_FILLERS = frozenset("""
-    있나요 있습니까 있어요 있을까요 있는지 없나요 없습니까 없어요 없을까요 됩니까 되나요 됐나요 되었나요
-    될까요 돼요 되요 합니까 하나요 했나요 했습니까 할까요 해요 인가요 입니까 인가 인지 뭔가요 뭐예요 뭐죠
-    알려주세요 알려 주세요 알려줘요 알려줘 알고 싶어요 싶습니다 궁금합니다 궁금해요 궁금한데요 가능한가요
-    가능합니까 가능해요 가능할까요 부탁드립니다 안녕하세요 감사합니다 혹시 좀 그럼 이 그 저 할 수
-""".split())
-_KO_ENDINGS = sorted(set("""
-    되었나요 되었습니까 되었어요 되었는지 되었을까요 됐나요 됐어요 됐습니까 되나요 됩니까 될까요 되는지
-    했나요 했습니까 했어요 했는지 했을까요 하나요 합니까 할까요 하는지 하죠 하세요
-    였나요 었나요 았나요 였습니까 었습니까 았습니까 였어요 었어요 았어요 었을까요 았을까요
-    인가요 입니까 인지 이에요 예요 이죠 인데요 나요 니까 까요
-""".split()), key=len, reverse=True)
+# The word lists are Korean's question_words, question_particles, question_fillers and
+# question_endings in sidecar.lang.ko.
+_KO = languages.get("ko")
+_KO_FILLERS = frozenset(_KO.question_fillers)
+_KO_ENDINGS = sorted(set(_KO.question_endings), key=len, reverse=True)
 _KO_QUESTION_WORD = re.compile(
-    "(?:" + "|".join(sorted(_KO_QUESTION.split(), key=len, reverse=True)) + ")"
-    "(?:" + "|".join(sorted(set(_KO_AFTER_QUESTION.split()), key=len, reverse=True)) + ")?")
+    "(?:" + "|".join(sorted(_KO.question_words, key=len, reverse=True)) + ")"
+    "(?:" + "|".join(sorted(set(_KO.question_particles), key=len, reverse=True)) + ")?")
 
 
 def _ko_without_questions(text: str) -> str:

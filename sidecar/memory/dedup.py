@@ -23,51 +23,49 @@ words — stemmed (with the grounding check's tolerance), framing words and valu
 removed — are the same. A fact that adds a word ("runs a bakery in Tartu" / "the
 bakery in Tartu delivers bread") is kept beside the other: merging it would overwrite
 a true fact, while keeping both costs at most a slightly redundant line.
+
+Framing words, value words and the words kept whole are the languages' own
+(sidecar.lang); the word tolerance is the grounding check's (words.py).
 """
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+from typing import NamedTuple
 
+from .. import lang as languages
 from ..searchtext import content_terms
-from .grounding import FRAMING, ko_stem, stems_match
+from .words import HANGUL, ko_stem, stems_match
 
 _DIGIT = re.compile(r"\d")
-_HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
-
-# Values: what an attribute takes, not what it is about. Matched by prefix, so
-# inflected forms count too ("reedeti", "mais", "июне").
-_VALUES = {
-    "en": "january february march april may june july august september october november december "
-          "monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening "
-          "email e-mail mail phone telephone call calls sms text whatsapp",
-    "et": "jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember "
-          "esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu "
-          "e-post e-kiri meil telefon helista kõne sõnum",
-    "ru": "январ феврал март апрел ма июн июл август сентябр октябр ноябр декабр "
-          "понедельник вторник сред четверг пятниц суббот воскресень утр вечер "
-          "почт email телефон звон смс сообщени",
-    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre "
-          "lunes martes miércoles jueves viernes sábado domingo mañana tarde noche "
-          "correo email teléfono llamada llamar sms mensaje whatsapp",
-    "ko": "월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡",
-}
-# Stemmers fold some words naming different people into one stem (es "hija"/"hijo" ->
-# "hij"): those are kept whole, so a daughter and a son stay two facts.
-_KEEP_WHOLE = {
-    "es": {"hijo", "hija", "hijos", "hijas", "niño", "niña", "niños", "niñas", "nieto", "nieta", "hermano",
-           "hermana", "abuelo", "abuela", "tío", "tía", "esposo", "esposa"},
-}
+_EN_VALUES = languages.ENGLISH.value_labels  # English values are values in every language's facts
 
 
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+class _Lists(NamedTuple):
+    framing: tuple[str, ...]
+    keep_whole: frozenset[str]
+    values: tuple[str, ...]
+
+
+@lru_cache(maxsize=64)
+def _lists(lang: str) -> _Lists:
+    """A language's word lists; a language without a module has no framing words
+    (they then count as things: facts merge less, never more) and English values."""
+    own = languages.find(lang)
+    if own is None:
+        return _Lists((), frozenset(), _EN_VALUES)
+    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels + _EN_VALUES)
+
+
 def _words(text: str, lang: str) -> list[str]:
     if lang == "ko":
-        return [ko_stem(w) for w in _HANGUL_WORD.findall(text)] + sorted(content_terms(_HANGUL_WORD.sub(" ", text), "en"))
-    keep = _KEEP_WHOLE.get(lang, set())
+        return [ko_stem(w) for w in HANGUL.findall(text)] + sorted(content_terms(HANGUL.sub(" ", text), "en"))
+    keep = _lists(lang).keep_whole
     whole = [w for w in re.findall(r"\w+", text) if w in keep]
     rest = re.sub(r"\w+", lambda m: " " if m.group() in keep else m.group(), text)
     return whole + sorted(content_terms(rest, lang))
@@ -76,14 +74,14 @@ def _words(text: str, lang: str) -> list[str]:
 def _is_value(word: str, lang: str) -> bool:
     if _DIGIT.search(word):
         return True
-    values = _VALUES.get(lang, "").split() + _VALUES["en"].split()
+    values = _lists(lang).values
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
 
 
 def thing_words(text: str, lang: str) -> list[str]:
     """Content words naming things: stemmed, without framing words or values."""
     folded = _fold(text)
-    framing = {w for phrase in FRAMING.get(lang, ()) for w in _words(_fold(phrase), lang)}
+    framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
     return [w for w in _words(folded, lang)
             if w not in framing and not _is_value(w, lang) and (lang == "ko" or len(w) >= 3)]
 

@@ -10,18 +10,11 @@ by code in the customer's language, and deletion is permanent.
 """
 from __future__ import annotations
 
+from .. import lang as languages
 from .recall import Recalled
 from .store import MemoryStore
 
 MAX_FORGET = 3
-
-_READBACK = {
-    "en": "I have forgotten this:",
-    "et": "Unustasin selle:",
-    "ru": "Я забыл это:",
-    "es": "He olvidado esto:",
-    "ko": "다음 내용을 잊었습니다:",
-}
 
 
 def choose(refs: list[str], recalled: Recalled, *, threshold: float, limit: int = MAX_FORGET) -> list[str]:
@@ -49,5 +42,5 @@ def apply(store: MemoryStore, refs: list[str], recalled: Recalled, *, threshold:
 def readback(lang: str, contents: list[str]) -> str:
     if not contents:
         return ""
-    head = _READBACK.get(lang, _READBACK["en"])
+    head = languages.get(lang).readback  # the heading is sidecar.lang's, English when unknown
     return "\n".join([head, *(f"– {c}" for c in contents)])

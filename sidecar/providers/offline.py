@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Mapping
 
+from .. import lang as languages
 from ..searchtext import content_terms, tokens
 from .base import ChatRequest, ChatResult, Grounding, GroundingEntry, Usage
 
@@ -30,28 +32,11 @@ _NEAR_BEST = 0.015
 _WHOLE_ENTRY_LINES = 6
 _SENTENCE = re.compile(r"(?<=[.!?…。])\s+|\n+")
 
-# Localised by code, not by a model: these are shown when no model is available.
-TEXTS = {
-    "en": {"pinned": "Here is what our information says:", "found": "I found this on our website:",
-           "source": "Source", "none": "I'm sorry, I don't have that information. Please contact us and we'll help you.",
-           "note": "(Automatic answer quoted from our information.)"},
-    "et": {"pinned": "Meie andmetes on kirjas:", "found": "Leidsin meie kodulehelt:",
-           "source": "Allikas", "none": "Vabandust, mul ei ole selle kohta infot. Palun võtke meiega ühendust, aitame hea meelega.",
-           "note": "(Automaatne vastus, tsiteeritud meie andmetest.)"},
-    "ru": {"pinned": "Вот что указано в наших данных:", "found": "Вот что я нашёл на нашем сайте:",
-           "source": "Источник", "none": "К сожалению, у меня нет этой информации. Пожалуйста, свяжитесь с нами, и мы поможем.",
-           "note": "(Автоматический ответ, цитата из наших данных.)"},
-    "es": {"pinned": "Esto es lo que dice nuestra información:", "found": "He encontrado esto en nuestra web:",
-           "source": "Fuente", "none": "Lo siento, no tengo esa información. Contáctenos y le ayudaremos.",
-           "note": "(Respuesta automática citada de nuestra información.)"},
-    "ko": {"pinned": "안내된 정보는 다음과 같습니다:", "found": "웹사이트에서 찾은 내용입니다:",
-           "source": "출처", "none": "죄송합니다. 해당 정보가 없습니다. 문의해 주시면 도와드리겠습니다.",
-           "note": "(저희 정보에서 인용한 자동 답변입니다.)"},
-}
-
-
-def texts(lang: str) -> dict:
-    return TEXTS.get(lang, TEXTS["en"])
+def texts(lang: str) -> Mapping[str, str]:
+    """What is said around the quotes, in the customer's language (English when the
+    sidecar has no module for it). Localised by code (sidecar.lang), not by a model:
+    these are shown when no model is available."""
+    return languages.get(lang).offline_texts
 
 
 def _overlap(terms: set[str], text: str, lang: str) -> int:

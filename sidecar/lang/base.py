@@ -1,0 +1,153 @@
+"""What the sidecar knows about one language, declared once for every language.
+
+Each module of this package (en.py, et.py, …) fills one `Language`; the code that
+reads text (sidecar.searchtext, sidecar.memory.*, the offline provider, the
+forget read-back) takes its word lists from there instead of keeping its own copy,
+so a language is added, reviewed and corrected in one file.
+
+Every field is filled in every language. Where a language has nothing for a field,
+the module sets it to an empty value with a comment saying why (Korean has no
+stopwords because its question words are removed before bigramming; Estonian
+writes "kakskümmend viis" without a connector), and tests/test_lang.py lists those
+gaps explicitly, so a field is never left empty by oversight.
+
+Words are written in their surface forms: the code that uses a list stems or folds
+it the way it folds the text it compares with (searchtext's Snowball stemming,
+grounding's Korean ending stripping), so a list never goes stale when a stemmer
+changes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Word lists are written as text, one place to read them in any script."""
+    return tuple(text.split())
+
+
+def frozen(mapping: Mapping) -> Mapping:
+    """A read-only view: a Language is shared by every request and must not change."""
+    return MappingProxyType(dict(mapping))
+
+
+def whole_words(items: tuple[str, ...]) -> re.Pattern[str]:
+    """A case-insensitive pattern for any of `items` standing as a whole word.
+
+    Written with lookarounds rather than \\b so that it holds for words of any
+    script, including those that end in a non-word character."""
+    return re.compile(r"(?<![\w])(?:" + "|".join(items) + r")(?![\w])", re.IGNORECASE)
+
+
+# eq=False: languages are singletons compared by identity, and the mapping fields
+# (dicts behind read-only views) are not hashable, which a generated __hash__ needs.
+@dataclass(frozen=True, eq=False)
+class Language:
+    code: str  # ISO 639-1, as sidecar.langs.normalize_lang gives it
+
+    # --- searchtext: what a question is searched for -------------------------------
+    stopwords: tuple[str, ...]
+    """Question words and fillers left out of FULLTEXT queries and of the offline
+    provider's line matching ("kui palju", "сколько", "do you have"). Two-letter
+    words are listed too: they never become tokens in lower case, but shouted ("OPEN
+    ON SUNDAYS") they would be taken for acronyms."""
+    question_words: tuple[str, ...]
+    """For a language indexed as character bigrams: whole question words removed from
+    the question text before the bigrams are made ("몇", "언제")."""
+    question_particles: tuple[str, ...]
+    """Particles and copulas that may follow a question word and go with it ("어디에서")."""
+    question_fillers: tuple[str, ...]
+    """Whole words of a bigrammed language that only frame a question ("있나요", "혹시")."""
+    question_endings: tuple[str, ...]
+    """Question and polite endings cut from a longer word ("설립되었나요" -> "설립")."""
+    compound_kind: str
+    """How the language writes compounds as one word ("finnic", "germanic",
+    "hungarian"): the rules searchtext uses to guess a compound's head."""
+    compound_suffixes: tuple[str, ...]
+    """Derivational suffixes that begin like a compound's head and must not be cut
+    off as one ("vaja|dusel")."""
+
+    # --- memory: content words ------------------------------------------------------
+    framing: tuple[str, ...]
+    """Words that say how a fact is phrased, not what it is about (customer, wants,
+    has, prefers, runs): exempt from the grounding content check, ignored by dedup."""
+    function_words: tuple[str, ...]
+    """Function and negation words the stopwords leave out, also exempt from the
+    grounding content check (a negation has its own rule)."""
+    irregular_forms: Mapping[str, str]
+    """Inflected forms the stemmer cannot bring to their base ("sent" -> "send")."""
+    word_endings: tuple[str, ...]
+    """For a language without a Snowball stemmer: particles and endings stripped from
+    a word, longest first ("빵집에서" -> "빵집")."""
+
+    # --- memory: values a fact states ----------------------------------------------
+    contact_labels: Mapping[str, tuple[str, ...]]
+    """By kind ("phone", "email", "url", "name"): the words that label such a value
+    ("phone", "número", "번호"), exempt when the fact states that value."""
+    number_words: Mapping[str, int]
+    """Number words and their value, in every inflected form ("четырьмя" -> 4)."""
+    number_connectors: tuple[str, ...]
+    """Words inside a written-out number ("twenty and five", "treinta y cinco")."""
+    counted_number_words: Mapping[str, int]
+    """Numerals that count only before a counter ("두 대" -> 2)."""
+    counters: tuple[str, ...]
+    """Counters that follow a number or a counted numeral ("4대", "두 명")."""
+    number_units: tuple[str, ...]
+    """Scale words, currency and other units that follow digits but not a counted
+    numeral ("300만 원", "5월"): part of the value, not content words."""
+    months: Mapping[str, int]
+    """Month names, as written, and their number."""
+    month_prefixes: tuple[tuple[str, int], ...]
+    """Stems of inflected month names and their number ("сентябр" -> 9)."""
+    weekdays: Mapping[str, int]
+    """Weekday names, as written, and their number (Monday = 1)."""
+    weekday_prefixes: tuple[tuple[str, int], ...]
+    """Stems of inflected weekday names and their number ("пятниц" -> 5)."""
+    fold_accents: bool
+    """Whether number, month and weekday names are looked up without accents:
+    customers often leave them out ("miercoles", "sabado")."""
+    abbreviations: tuple[str, ...]
+    """Abbreviations whose dot does not end a sentence ("Dr.", "ул."): the capitalised
+    word after them is still a name to check."""
+    name_titles: tuple[str, ...]
+    """For a script without capitals: titles written after a name ("선생님"), longer
+    forms first (the first that matches is taken)."""
+    name_intros: tuple[str, ...]
+    """For a script without capitals: words a name follows ("이름은 …")."""
+
+    # --- memory: negation and correction -------------------------------------------
+    negation: re.Pattern[str]
+    """What marks a negated fact or clause ("does not", "не", "ei", "않")."""
+    clause_splitters: tuple[str, ...]
+    """Conjunctions that end a negated clause ("but", "но", "pero", "aga")."""
+    negates_word_before: tuple[str, ...]
+    """Word-scoped negation: words starting so negate the word before ("식당이 아니라")."""
+    negates_word_after: tuple[str, ...]
+    """Word-scoped negation: these words negate the word after and the one before
+    ("배달을 안 해요")."""
+    negated_endings: tuple[str, ...]
+    """Word-scoped negation: a word ending so is negated by a negating word after it
+    ("하지 않아요")."""
+    correction_cues: tuple[str, ...]
+    """Words and phrases a customer uses to say a remembered thing is wrong or should
+    be forgotten ("forget", "no longer", "забудь"). Data for forgetting; no code reads
+    it yet."""
+
+    # --- memory: dedup --------------------------------------------------------------
+    value_labels: tuple[str, ...]
+    """Words naming the value an attribute takes (months, weekdays, times of day,
+    contact channels): two facts that differ only in these state a changed value.
+    Matched by prefix, so inflected forms count ("июне")."""
+    keep_whole: tuple[str, ...]
+    """Words the stemmer folds together although they name different people
+    ("hija"/"hijo" -> "hij"): compared unstemmed."""
+
+    # --- replies worded by code ----------------------------------------------------
+    offline_texts: Mapping[str, str]
+    """What the offline provider says around its quotes: "pinned", "found", "source",
+    "none", "note"."""
+    readback: str
+    """The heading above memories just forgotten, read back to the customer."""

@@ -1,0 +1,128 @@
+"""English. Also the fallback for a language code the sidecar has no module for."""
+from __future__ import annotations
+
+import re
+
+from .base import Language, frozen, words
+
+_MONTHS = words("january february march april may june july august september october november december")
+_WEEKDAYS = words("monday tuesday wednesday thursday friday saturday sunday")
+_NUMBERS = words("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                 "fifteen sixteen seventeen eighteen nineteen twenty")
+
+LANGUAGE = Language(
+    code="en",
+    # The two-letter ones never become tokens in lower case; they are listed so that
+    # shouted ("OPEN ON SUNDAYS") they are not taken for acronyms, and so that a
+    # visitor's "EL" is not searched in another language's chunks.
+    stopwords=words("""
+        what which who whom whose when where why how much many does did doing have has had having
+        you your yours are was were been being can could would should will shall may might must
+        the and for with from about into this that these those there here our ours they them their
+        please tell know want need like any some all just also very get got hello thanks thank
+        its whats whether than then hey okay anyone anybody someone somebody anything something
+        doesn isn aren wasn weren hasn didn couldn wouldn shouldn
+        of to in on at is be by or an as do if me my no so up we he am ok oh hi
+    """),
+    # English is indexed as words: its question words are stopwords, matched whole.
+    question_words=(),
+    question_particles=(),
+    question_fillers=(),
+    question_endings=(),
+    # English writes compounds as separate words ("bike service"): no head to guess.
+    compound_kind="",
+    compound_suffixes=(),
+    framing=words("""
+        customer customers client clients user users visitor person they them their theirs
+        he him his she her hers themselves himself herself
+        want wants wanted wanting wish wishes would needs need needed requires require
+        prefer prefers preferred preference rather ask asks asked asking request requests requested
+        has have had having own owns owned owner run runs running operate operates operating
+        manage manages managing work works working use uses used using
+        like likes liked love loves enjoy enjoys interested interest interests
+        plan plans planned planning intend intends intending going looking look looks seeks seek
+        considering consider considers thinking think thinks
+        is are was were be been being am mention mentions mentioned say says said stated states
+        told tells note notes noted reports reported explains explained
+        currently also usually often mostly mainly generally typically normally
+        around approximately roughly together
+    """),
+    function_words=words("""
+        its per via than then who which whom also only just one ones don doesn didn isn aren wasn
+        weren won can couldn wouldn shouldn haven hasn hadn over both each every because since so
+        not never none without nobody nothing neither nor cannot
+    """),
+    # Forms Snowball cannot bring to one stem ("sent"/"send", "children"/"child").
+    irregular_forms=frozen({
+        "sent": "send", "made": "make", "bought": "buy", "sold": "sell", "paid": "pay", "kept": "keep",
+        "left": "leave", "brought": "bring", "took": "take", "taken": "take", "went": "go", "gone": "go",
+        "came": "come", "told": "tell", "built": "build", "spent": "spend", "found": "find", "got": "get",
+        "gotten": "get", "held": "hold", "ran": "run", "grew": "grow", "grown": "grow", "drove": "drive",
+        "driven": "drive", "wrote": "write", "written": "write", "began": "begin", "begun": "begin",
+        "broke": "break", "broken": "break", "chose": "choose", "chosen": "choose", "flew": "fly",
+        "flown": "fly", "forgot": "forget", "forgotten": "forget", "lost": "lose", "met": "meet",
+        "moved": "move", "rode": "ride", "ridden": "ride", "saw": "see", "seen": "see", "shut": "shut",
+        "spoke": "speak", "spoken": "speak", "stole": "steal", "stolen": "steal", "taught": "teach",
+        "thought": "think", "understood": "understand", "woke": "wake", "wore": "wear", "worn": "wear",
+        "children": "child", "people": "person", "men": "man", "women": "woman", "teeth": "tooth",
+        "feet": "foot", "mice": "mouse", "geese": "goose", "knives": "knife", "wives": "wife",
+        "lives": "life", "leaves": "leaf", "shelves": "shelf",
+    }),
+    # Snowball stems English; nothing is stripped by hand.
+    word_endings=(),
+    contact_labels=frozen({
+        "phone": words("phone telephone tel mobile cell number landline"),
+        "email": words("email e-mail mail address inbox"),
+        "url": words("website site web page homepage url"),
+        "name": words("name named called surname"),
+    }),
+    number_words=frozen({w: i for i, w in enumerate(_NUMBERS)}
+                        | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+                           "ninety": 90, "hundred": 100, "thousand": 1000, "million": 10**6}),
+    number_connectors=("and",),  # "two hundred and fifty"
+    # English numerals count on their own, and units are words of their own, which
+    # the content check compares like any other word.
+    counted_number_words=frozen({}),
+    counters=(),
+    number_units=(),
+    months=frozen({m: i + 1 for i, m in enumerate(_MONTHS)}
+                  | {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+                     "oct": 10, "nov": 11, "dec": 12}),
+    # English month and weekday names do not inflect: every form is listed whole.
+    month_prefixes=(),
+    weekdays=frozen({d + s: i + 1 for i, d in enumerate(_WEEKDAYS) for s in ("", "s")}),
+    weekday_prefixes=(),
+    fold_accents=False,  # English is written without accents
+    abbreviations=words("dr mr mrs ms prof st jr"),
+    # Latin script has capitals: a name is a capitalised word, wherever it stands.
+    name_titles=(),
+    name_intros=(),
+    negation=re.compile(r"n['’]t\b|\b(?:not|no|never|none|without|nobody|nothing|neither|nor|cannot)\b",
+                        re.IGNORECASE),
+    clause_splitters=words("but however"),
+    # Negation scope runs from the negation to the end of its clause (clause_splitters).
+    negates_word_before=(),
+    negates_word_after=(),
+    negated_endings=(),
+    correction_cues=(
+        "forget", "forget that", "forget what", "delete", "delete that", "remove", "erase",
+        "wrong", "that's wrong", "that is wrong", "not true", "not true any more", "not true anymore",
+        "no longer", "not any more", "not anymore", "isn't right", "not correct", "incorrect",
+        "you're mixing me up", "that's not me", "outdated", "out of date",
+    ),
+    value_labels=words("""
+        january february march april may june july august september october november december
+        monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening
+        email e-mail mail phone telephone call calls sms text whatsapp
+    """),
+    # Snowball keeps "son" and "daughter" apart: nothing to compare unstemmed.
+    keep_whole=(),
+    offline_texts=frozen({
+        "pinned": "Here is what our information says:",
+        "found": "I found this on our website:",
+        "source": "Source",
+        "none": "I'm sorry, I don't have that information. Please contact us and we'll help you.",
+        "note": "(Automatic answer quoted from our information.)",
+    }),
+    readback="I have forgotten this:",
+)

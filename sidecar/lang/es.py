@@ -1,0 +1,112 @@
+"""Spanish."""
+from __future__ import annotations
+
+from .base import Language, frozen, whole_words, words
+
+# Written without accents: values are looked up with the customer's accents removed
+# (fold_accents), since many leave them out ("dieciseis", "miercoles").
+_NUMBER_FORMS = {
+    0: "cero", 1: "uno un una", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis", 7: "siete",
+    8: "ocho", 9: "nueve", 10: "diez", 11: "once", 12: "doce", 13: "trece", 14: "catorce", 15: "quince",
+    16: "dieciseis", 17: "diecisiete", 18: "dieciocho", 19: "diecinueve", 20: "veinte", 21: "veintiuno",
+    22: "veintidos", 23: "veintitres", 24: "veinticuatro", 25: "veinticinco", 26: "veintiseis",
+    27: "veintisiete", 28: "veintiocho", 29: "veintinueve", 30: "treinta", 40: "cuarenta",
+    50: "cincuenta", 60: "sesenta", 70: "setenta", 80: "ochenta", 90: "noventa", 100: "cien ciento",
+    200: "doscientos doscientas", 300: "trescientos trescientas", 400: "cuatrocientos cuatrocientas",
+    500: "quinientos quinientas", 600: "seiscientos", 700: "setecientos", 800: "ochocientos",
+    900: "novecientos", 1000: "mil", 10**6: "millon millones",
+}
+_MONTHS = words("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre")
+_WEEKDAYS = words("lunes martes miercoles jueves viernes sabado domingo")
+
+LANGUAGE = Language(
+    code="es",
+    stopwords=words("""
+        qué que cuál cuáles quién dónde donde cuándo cuando por porqué cómo como cuánto cuánta
+        cuántos cuántas ustedes usted tienen tiene tengo hay son está están ser estar puedo pueden
+        para con los las una unos unas del este esta estos estas eso esto esa ese por favor hola gracias quiero
+        el la lo de en un es se no te me mi tu su ya le al si ni yo os
+    """),
+    # Spanish is indexed as words: its question words are stopwords, matched whole.
+    question_words=(),
+    question_particles=(),
+    question_fillers=(),
+    question_endings=(),
+    # Spanish writes compounds as separate words ("servicio de bicicletas").
+    compound_kind="",
+    compound_suffixes=(),
+    framing=words("""
+        cliente clienta clientes usuario usuaria usuarios visitante persona él ella ellos ellas
+        su sus le les lo se suyo suya
+        quiere quieren quería querían querría desea desean deseaba necesita necesitan necesitaba
+        requiere prefiere prefieren prefería preferiría preferencia pide piden pidió pregunta
+        preguntó solicita tiene tienen tenía tenían posee poseen dueño dueña propietario propietaria
+        gusta gustan encanta interesa interesado interesada interesados interés planea planean
+        planifica piensa pensando considera considerando pretende busca buscan es son está están
+        era eran fue ser estar gestiona gestionan dirige dirigen maneja regenta lleva llevan
+        administra trabaja trabajan usa usan utiliza utilizan opera menciona mencionó dice dijo
+        indica indicó comenta comentó actualmente también normalmente habitualmente
+        principalmente generalmente sobre todo aproximadamente alrededor junto juntos
+    """),
+    function_words=words("""
+        que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada
+        desde ya porque pues así nunca ningún ninguno ninguna nada sin tampoco
+    """),
+    # Snowball's Spanish stemmer brings the inflected forms to one stem.
+    irregular_forms=frozen({}),
+    word_endings=(),
+    contact_labels=frozen({
+        "phone": words("teléfono telefono móvil movil número numero"),
+        "email": words("email e-mail correo dirección direccion"),
+        "url": words("web página pagina sitio"),
+        "name": words("nombre llama llamo apellido"),
+    }),
+    number_words=frozen({form: value for value, forms in _NUMBER_FORMS.items() for form in forms.split()}),
+    number_connectors=("y",),  # "treinta y cinco"
+    # Spanish numerals count on their own; units are words of their own, checked as
+    # content words.
+    counted_number_words=frozen({}),
+    counters=(),
+    number_units=(),
+    months=frozen({m: i + 1 for i, m in enumerate(_MONTHS)} | {"setiembre": 9}),
+    # Spanish month and weekday names do not inflect: every form is listed whole.
+    month_prefixes=(),
+    weekdays=frozen({d: i + 1 for i, d in enumerate(_WEEKDAYS)} | {"sabados": 6, "domingos": 7}),
+    weekday_prefixes=(),
+    fold_accents=True,
+    abbreviations=words("sr sra dra"),
+    # Latin script has capitals: a name is a capitalised word, wherever it stands.
+    name_titles=(),
+    name_intros=(),
+    negation=whole_words(words("no nunca jamás ningún ninguno ninguna nada sin tampoco ni")),
+    clause_splitters=words("pero sino aunque"),
+    # Negation scope runs from the negation to the end of its clause (clause_splitters).
+    negates_word_before=(),
+    negates_word_after=(),
+    negated_endings=(),
+    correction_cues=(
+        "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine", "ya no",
+        "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
+        "me confunde con otra persona", "desactualizado",
+    ),
+    value_labels=words("""
+        enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+        lunes martes miércoles jueves viernes sábado domingo mañana tarde noche
+        correo email teléfono llamada llamar sms mensaje whatsapp
+    """),
+    # The Spanish stemmer folds words naming different people into one stem
+    # ("hija"/"hijo" -> "hij"): they are compared whole, so a daughter and a son
+    # stay two facts.
+    keep_whole=words("""
+        hijo hija hijos hijas niño niña niños niñas nieto nieta hermano hermana abuelo abuela tío tía
+        esposo esposa
+    """),
+    offline_texts=frozen({
+        "pinned": "Esto es lo que dice nuestra información:",
+        "found": "He encontrado esto en nuestra web:",
+        "source": "Fuente",
+        "none": "Lo siento, no tengo esa información. Contáctenos y le ayudaremos.",
+        "note": "(Respuesta automática citada de nuestra información.)",
+    }),
+    readback="He olvidado esto:",
+)

@@ -1,0 +1,120 @@
+"""Estonian."""
+from __future__ import annotations
+
+from .base import Language, frozen, whole_words, words
+
+# Numerals inflect in 14 cases on the genitive stem: "kolm" / "kolme" + "-ks", "-ga" …
+_CASE = "|t|d|l|le|lt|s|st|sse|ks|ni|na|ta|ga|de"
+
+
+def _endings(stems: str, ends: str = _CASE) -> list[str]:
+    return [s + e for s in stems.split() for e in ends.split("|")]
+
+
+def _number_words() -> dict[str, int]:
+    out: dict[str, int] = {}
+    for value, (nominative, genitive) in enumerate([
+            ("null", "nulli"), ("üks üht ühte", "ühe"), ("kaks kaht kahte", "kahe"), ("kolm", "kolme"),
+            ("neli", "nelja"), ("viis viit", "viie"), ("kuus kuut", "kuue"), ("seitse seitset", "seitsme"),
+            ("kaheksa", "kaheksa"), ("üheksa", "üheksa")]):
+        out.update(dict.fromkeys(nominative.split() + _endings(genitive), value))
+        if value:
+            first = nominative.split()[0]
+            # "kolmteist" / "kolmeteistkümne…" (13), "kolmkümmend" / "kolmekümne…" (30)
+            out.update(dict.fromkeys([first + "teist"] + _endings(genitive + "teistkümne"), 10 + value))
+            if value > 1:
+                out.update(dict.fromkeys([first + "kümmend"] + _endings(genitive + "kümne"), 10 * value))
+    out.update(dict.fromkeys(["kümme", "kümmet"] + _endings("kümne"), 10))
+    out.update(dict.fromkeys(["sada", "sadat"] + _endings("saja"), 100))
+    out.update(dict.fromkeys(["tuhat"] + _endings("tuhande"), 1000))
+    out.update(dict.fromkeys(["miljon", "miljonit"] + _endings("miljoni"), 10**6))
+    return out
+
+
+LANGUAGE = Language(
+    code="et",
+    stopwords=words("""
+        mis mida mille kes kus kuhu kust millal miks kuidas kui palju kas teil teie sina teie
+        mina meie nad see seda need selle ning ning aga või ka ju siis veel väga palun tere aitäh
+        olen oled oleme olete nad on ole saab saan saate tahan tahaksin soovin
+        ja ei et ta te me ma sa
+    """),
+    # Estonian is indexed as words: its question words are stopwords, matched whole.
+    question_words=(),
+    question_particles=(),
+    question_fillers=(),
+    question_endings=(),
+    compound_kind="finnic",  # "ratta|hooldus": a genitive modifier and a head, one word
+    compound_suffixes=words("dus tus mine mise lik"),
+    framing=words("""
+        klient kliendi klienti kliendil kliendile kliendid klientide klientideks kasutaja külastaja ostja
+        tema temal temale ta tal talle nad neil nende
+        soovib soovis sooviks soovivad tahab tahtis tahaks vajab vajas vajavad vaja eelistab
+        eelistas eelistavad eelistus eelistatult küsib küsis küsinud palub palus on oli olid
+        omab omanik omanikuna huvitub huvitatud huvi huvitab plaanib plaanis kavatseb kavatses
+        kavandab kaalub meeldib meeldivad juhib haldab peab pidada töötab töötavad kasutab
+        kasutavad teatas ütleb ütles mainis märkis rääkis
+        praegu tavaliselt samuti peamiselt enamasti umbes ligikaudu koos
+    """),
+    function_words=words("""
+        oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik sest
+        kuna et siis pole polnud mitte ilma ega ära ärge ärgu
+    """),
+    # Snowball's Estonian stemmer brings the inflected forms to one stem.
+    irregular_forms=frozen({}),
+    word_endings=(),
+    contact_labels=frozen({
+        "phone": words("telefon telefoni number numbri mobiil mobiili"),
+        "email": words("e-post e-posti meil aadress"),
+        "url": words("koduleht kodulehe veebileht veebilehe"),
+        "name": words("nimi nime nimega perekonnanimi"),
+    }),
+    number_words=frozen(_number_words()),
+    # Estonian writes a compound numeral without a connector ("kakskümmend viis").
+    number_connectors=(),
+    # Estonian numerals count on their own; units are words of their own, checked as
+    # content words.
+    counted_number_words=frozen({}),
+    counters=(),
+    number_units=(),
+    # Only "mai" is listed whole (its stem is too short to be a safe prefix); the
+    # other months are found by their stems.
+    months=frozen({"mai": 5, "mail": 5, "mais": 5, "maist": 5, "maini": 5, "maiks": 5}),
+    month_prefixes=(("jaanuar", 1), ("veebruar", 2), ("märts", 3), ("aprill", 4), ("juuni", 6), ("juuli", 7),
+                    ("august", 8), ("septemb", 9), ("oktoob", 10), ("novemb", 11), ("detsemb", 12)),
+    # Every weekday is found by its stem (weekday_prefixes).
+    weekdays=frozen({}),
+    weekday_prefixes=(("esmaspäev", 1), ("teisipäev", 2), ("kolmapäev", 3), ("neljapäev", 4), ("reede", 5),
+                      ("laupäev", 6), ("pühapäev", 7)),
+    fold_accents=False,  # ä, ö, ü, õ are letters of their own, not accents
+    abbreviations=words("hr pr nr"),
+    # Latin script has capitals: a name is a capitalised word, wherever it stands.
+    name_titles=(),
+    name_intros=(),
+    negation=whole_words(words("ei pole polnud mitte ilma ega ära ärge ärgu ärme")),
+    clause_splitters=words("aga kuid vaid ent"),
+    # Negation scope runs from the negation to the end of its clause (clause_splitters).
+    negates_word_before=(),
+    negates_word_after=(),
+    negated_endings=(),
+    correction_cues=(
+        "unusta", "unustage", "unusta ära", "kustuta", "kustutage", "eemalda", "enam ei", "ei ole enam",
+        "pole enam", "see pole õige", "see ei ole õige", "see pole tõsi", "vale", "valesti", "ei vasta tõele",
+        "aegunud",
+    ),
+    value_labels=words("""
+        jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
+        esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu
+        e-post e-kiri meil telefon helista kõne sõnum
+    """),
+    # Snowball keeps "tütar" and "poeg" apart: nothing to compare unstemmed.
+    keep_whole=(),
+    offline_texts=frozen({
+        "pinned": "Meie andmetes on kirjas:",
+        "found": "Leidsin meie kodulehelt:",
+        "source": "Allikas",
+        "none": "Vabandust, mul ei ole selle kohta infot. Palun võtke meiega ühendust, aitame hea meelega.",
+        "note": "(Automaatne vastus, tsiteeritud meie andmetest.)",
+    }),
+    readback="Unustasin selle:",
+)

@@ -1,0 +1,130 @@
+"""Korean.
+
+Korean differs from the other languages in three ways the code has to know, and
+this module carries the word lists for each:
+- FULLTEXT indexes Hangul as character bigrams, so whole stopwords cannot be taken
+  out of its tokens: question words and endings are removed from the question text
+  before bigramming (question_*), and `stopwords` is empty;
+- there is no Snowball stemmer: particles and endings are stripped by hand
+  (word_endings), longest first;
+- there are no capitals, so a name is found before a title or after "이름"
+  (name_titles, name_intros), and negation is scoped by word, not by clause.
+"""
+from __future__ import annotations
+
+import re
+
+from .base import Language, frozen, words
+
+# Standalone negating adverbs ("배달을 안 해요") and negating verb parts, found inside
+# words ("않아요", "없어요", "아니라").
+_NEGATING_WORDS = ("안", "못")
+_NEGATING_PARTS = words("않 없 아니 말고 말아 마세요 말라 마십시오 못하")
+
+LANGUAGE = Language(
+    code="ko",
+    # Korean is indexed as bigrams, so whole words cannot be matched against its
+    # tokens: its question words are removed from the question text instead.
+    stopwords=(),
+    question_words=words("몇 무엇 뭐 뭔 뭘 무슨 어디 언제 누구 누가 누군 왜 어떻게 어떤 어느 얼마 얼마나 어때 어떠한"),
+    question_particles=words("""
+        은 는 이 가 을 를 에 에서 에게 의 도 로 으로 까지 부터 나 든지 요 죠 이죠 야 이야
+        인가요 인가 인지 입니까 이에요 예요 에요 일까요 인데요 가요 나요 니까 까요
+    """),
+    question_fillers=words("""
+        있나요 있습니까 있어요 있을까요 있는지 없나요 없습니까 없어요 없을까요 됩니까 되나요 됐나요 되었나요
+        될까요 돼요 되요 합니까 하나요 했나요 했습니까 할까요 해요 인가요 입니까 인가 인지 뭔가요 뭐예요 뭐죠
+        알려주세요 알려 주세요 알려줘요 알려줘 알고 싶어요 싶습니다 궁금합니다 궁금해요 궁금한데요 가능한가요
+        가능합니까 가능해요 가능할까요 부탁드립니다 안녕하세요 감사합니다 혹시 좀 그럼 이 그 저 할 수
+    """),
+    question_endings=words("""
+        되었나요 되었습니까 되었어요 되었는지 되었을까요 됐나요 됐어요 됐습니까 되나요 됩니까 될까요 되는지
+        했나요 했습니까 했어요 했는지 했을까요 하나요 합니까 할까요 하는지 하죠 하세요
+        였나요 었나요 았나요 였습니까 었습니까 았습니까 였어요 었어요 았어요 었을까요 았을까요
+        인가요 입니까 인지 이에요 예요 이죠 인데요 나요 니까 까요
+    """),
+    # Bigrams already match inside compounds ("가구" in "중고가구점"): no head to guess.
+    compound_kind="",
+    compound_suffixes=(),
+    framing=words("""
+        고객 고객님 손님 사용자 이용자 회원 구매자 방문자 본인 그 그녀 그들 이분 해당
+        원 원하 필요 선호 희망 요청 문의 관심 계획 예정 생각 고려 있 가지 보유 소유 좋아 운영
+        관리 경영 사용 이용 언급 말 현재 또한 주로 보통 대부분 자주 함께 같이 정도 약 대략
+    """),
+    # Compared with a word once its particles and endings are stripped.
+    function_words=words("""
+        그리고 그런데 하지만 그래서 및 등 것 수 때 좀 정말 아주 매우 너무 혹시 저희 우리 제 저 나 내 너
+        안녕하세요 감사합니다 하 되 이 있 없 않 못 안 위해 위한 대한 관련 통해 경우 중 모두 다 또 또는 가능
+        잘 더 꼭 그냥 이미 아직 곧 항상 거 게 데
+    """),
+    # No stemmer maps forms to a base: word_endings are stripped instead, and a
+    # nominalised verb regains its stem by rule ("만듦" -> "만들").
+    irregular_forms=frozen({}),
+    word_endings=words("""
+        하겠습니다 하였습니다 했습니다 합니다 하십니다 하세요 하셨어요 했어요 해요 해서 하는데 하지만 하려고
+        하려는 하면서 하며 하고 하는 하기를 하기 하면 한다 했다 하다 하여 하길 해 했 함 한 할
+        되었습니다 되었어요 됐어요 됩니다 돼요 되어 되는 되고 되면 됨 된 될
+        입니다 이에요 예요 이었어요 였어요 이고 이며 이라고 이라는 라고 라는 인데 이다 임 이라 라
+        었습니다 았습니다 겠습니다 습니다 었어요 았어요 어요 아요 워요 와요 여요 세요 셨어요 셨다 을게요 ㄹ게요 게요
+        는데 은데 지만 으려고 려고 으면 면 어서 아서 고 며 으며 음 기를 기 길 다 요 게 지 죠 까요 을까요
+        을 를 은 는 이 가 에서 에게 께서 한테 으로 로 와 과 랑 이랑 하고 도 만 의 까지 부터 보다 처럼 마다
+        에 께 님 들 이나 나 뿐 밖에 조차 든지 에는 에서는 으로는 로는 에도 에서도 까지는 부터는 만큼
+        과만 와만 하고만 이라도 라도 움 운 울
+    """),
+    contact_labels=frozen({
+        "phone": words("전화 전화번호 번호 휴대폰 핸드폰 연락처"),
+        "email": words("이메일 메일 주소"),
+        "url": words("홈페이지 웹사이트 사이트 주소"),
+        "name": words("이름 성함 성명"),
+    }),
+    # Native numerals standing alone ("아이가 셋인데"); the scale words that follow
+    # digits ("300만") are number_units.
+    number_words=frozen({"하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
+                         "아홉": 9, "스물": 20}),
+    # Korean numerals are not joined by a connecting word.
+    number_connectors=(),
+    # The prenominal forms count only before a counter ("두 대", "세 번째").
+    counted_number_words=frozen({"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
+                                 "아홉": 9, "열": 10, "스무": 20}),
+    counters=words("""
+        대 명 개 곳 번 번째 시 시간 분 초 살 마리 잔 권 장 채 주 달 개월 년 가지 벌 병 층 박 군데 건 통
+        팀 줄 판 송이 상자 봉지 켤레 쌍 평 퍼센트 프로 년식 인분
+    """),
+    number_units=words("세 월 일 인 만 천 백 억 원 kg 킬로"),
+    # Months and weekdays are written "5월" and "금요일": a number or a day syllable
+    # before a suffix, read by patterns in sidecar.memory.values, not listed here.
+    months=frozen({}),
+    month_prefixes=(),
+    weekdays=frozen({}),
+    weekday_prefixes=(),
+    fold_accents=False,  # Hangul has no accents
+    # Hangul has no capitals, so there is no sentence-start rule to make exceptions to.
+    abbreviations=(),
+    name_titles=words("""
+        씨 님 선생님 대표님 대표 사장님 사장 원장님 원장 실장님 실장 팀장님 팀장 과장님 과장 부장님 부장
+        교수님 교수 기사님 기사 매니저님 매니저 담당자님 담당자
+    """),
+    name_intros=("이름",),
+    negation=re.compile(r"(?:^|\s)(?:" + "|".join(_NEGATING_WORDS) + r")\s|" + "|".join(_NEGATING_PARTS)),
+    # Negation is scoped by word (negates_word_*), not to the end of a clause.
+    clause_splitters=(),
+    negates_word_before=words("아니 않 없 못하 말고 말아 마세요 말라"),
+    negates_word_after=_NEGATING_WORDS,
+    negated_endings=("지",),  # "하지 않아요": the verb before 않 is what is denied
+    correction_cues=(
+        "잊어", "잊어 주세요", "잊어주세요", "잊어버려", "지워", "지워 주세요", "지워주세요", "삭제", "삭제해 주세요",
+        "더 이상", "이제 아니", "아니에요", "사실이 아니", "틀렸", "잘못", "착각",
+    ),
+    value_labels=words("월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡"),
+    # Words are compared with their endings stripped, not stemmed together: nothing
+    # folds two people into one word.
+    keep_whole=(),
+    offline_texts=frozen({
+        "pinned": "안내된 정보는 다음과 같습니다:",
+        "found": "웹사이트에서 찾은 내용입니다:",
+        "source": "출처",
+        "none": "죄송합니다. 해당 정보가 없습니다. 문의해 주시면 도와드리겠습니다.",
+        "note": "(저희 정보에서 인용한 자동 답변입니다.)",
+    }),
+    readback="다음 내용을 잊었습니다:",
+)

@@ -1,0 +1,381 @@
+"""Values a text states, for the grounding check: e-mails, URLs, phones, numbers,
+amounts, dates, months, weekdays, currencies, and names.
+
+A value is compared as a value, never as a word: "1 200 €" and "1200€", "four" and
+"4", "14.05" and "14 May" are the same, "Friday" and "Saturday" are not however
+alike their stems. Getting one wrong is the worst error the check can let through
+(a wrong price or phone number read back as a premise), so values are extracted
+here, apart from the word matching, and checked exactly before any word is.
+
+Number, month and weekday words are the languages' own (sidecar.lang). What stays
+here is how values are written, which does not depend on the customer's language:
+a Russian customer writes "€", "10k" and "+372 …" too, so currencies, multipliers,
+phone and date shapes are one grammar for every text.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+from .. import lang as languages
+from .words import WORD, ko_candidates
+
+# --------------------------------------------------------------------------- number words
+
+_KO = languages.get("ko")
+_KO_NUMERALS = _KO.number_words
+_KO_PRENOMINAL = _KO.counted_number_words
+# A prenominal numeral counts only before a counter ("두 대", "세 번째"), not before a
+# scale word, a currency or a Sino-Korean unit ("세 월" is not "3 months").
+_KO_COUNTED = re.compile(r"(?<![\uac00-\ud7a3])(" + "|".join(_KO_PRENOMINAL) + r")\s?("
+                         + "|".join(sorted(set(_KO.counters), key=len, reverse=True)) + r")")
+# Words inside a written-out number ("two hundred and fifty"), in any language's text.
+_CONNECTORS = frozenset(w for lg in languages.LANGS for w in lg.number_connectors)
+_SCALE = {100, 1000, 10**6}
+
+_MULTIPLIER = re.compile(
+    r"\s?(k|тыс\.?|тысяч[а-я]*|млн\.?|миллион[а-я]*|mil|millones|millón|million|millions|thousand|"
+    r"tuhat|tuhande[a-zõäöü]*|miljon[a-zõäöü]*|mln\.?)(?![\w])|([십백천만억]+)",
+    re.IGNORECASE)
+_MULT_VALUE = {"k": 1000, "тыс": 1000, "тыс.": 1000, "mil": 1000, "thousand": 1000, "tuhat": 1000,
+               "млн": 10**6, "млн.": 10**6, "mln": 10**6, "mln.": 10**6, "millón": 10**6, "millones": 10**6,
+               "million": 10**6, "millions": 10**6}
+_KO_MULT = {"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}
+
+
+def _mult_value(word: str) -> int:
+    w = word.casefold()
+    if w in _MULT_VALUE:
+        return _MULT_VALUE[w]
+    if w.startswith(("тысяч", "tuhande")):
+        return 1000
+    return 10**6  # миллион…, miljon…
+
+
+def _canon(x: Decimal) -> str:
+    if x == x.to_integral_value():
+        return str(int(x))
+    return format(x.normalize(), "f")
+
+
+_NUM = re.compile(r"(?<![\d])\d+(?:(?:[.,/](?=\d)|[ \u00a0\u202f\u2009](?=\d{3}(?!\d)))\d+)*")
+_PHONE = re.compile(r"(?<![\d@])(?:\+\s?)?\d[\d \t().\-/]{5,}\d(?!\d)")
+_DATE_LIKE = re.compile(r"^(\d{1,2})[./](\d{1,2})[./](\d{2,4})$|^\d{4}-\d{1,2}-\d{1,2}$|^\d{4}\s?[-/]\s?\d{4}$")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|info|biz|io|co|eu|ee|ru|es|kr|"
+                  r"uk|de|fi|lv|lt|fr|it|shop|store|app|online|site)\b(?:/[^\s<>\"']*)?", re.IGNORECASE)
+# "7-year-old": the value is the 7; the words around it are not content words to find.
+AGE = re.compile(r"(?<=\d)[\s-]*(?:years?|yrs?)[\s-]*old\b", re.IGNORECASE)
+
+
+def _number_alternatives(s: str) -> tuple[list[frozenset[str]], set[str]]:
+    """A number as written -> (what the fact could mean: alternative sets of atoms,
+    every atom the customer could be said to have said)."""
+    parts = re.split(r"([.,/ \u00a0\u202f\u2009])", s)
+    groups, seps = parts[0::2], parts[1::2]
+    alts: list[frozenset[str]] = []
+    if not seps:
+        a = _canon(Decimal(s))
+        return [frozenset([a])], {a}
+    # Thousands and decimal separators, either convention ("1,200.50" / "1.200,50").
+    for dec, thou in ((".", ", \u00a0\u202f\u2009"), (",", ". \u00a0\u202f\u2009")):
+        if "/" in seps:
+            break
+        int_groups = groups
+        frac = ""
+        if seps[-1] == dec:
+            int_groups, frac = groups[:-1], groups[-1]
+            if any(sp not in thou for sp in seps[:-1]):
+                continue
+        elif any(sp not in thou for sp in seps):
+            continue
+        if any(len(g) != 3 for g in int_groups[1:]):
+            continue
+        try:
+            v = Decimal("".join(int_groups) + ("." + frac if frac else ""))
+        except InvalidOperation:
+            continue
+        alts.append(frozenset([_canon(v)]))
+    # A date (14.05, 31/08/2025) or a time/ratio: the parts, with the month if one fits.
+    if set(seps) <= {".", "/"} and 2 <= len(groups) <= 3:
+        ints = [int(g) for g in groups]
+        base = {str(i) for i in ints}
+        alts.append(frozenset(base))
+        if ints[0] <= 31 and 1 <= ints[1] <= 12:
+            alts.append(frozenset({str(ints[0]), f"M{ints[1]}"} | {str(i) for i in ints[2:]}))
+        if 1 <= ints[0] <= 12 and ints[1] <= 31:
+            alts.append(frozenset({f"M{ints[0]}", str(ints[1])} | {str(i) for i in ints[2:]}))
+    atoms = set().union(*alts) if alts else set()
+    atoms |= {_canon(Decimal(g)) for g in groups}
+    if not alts:
+        alts.append(frozenset(_canon(Decimal(g)) for g in groups))
+    return alts, atoms
+
+
+# --------------------------------------------------------------------------- months, weekdays, currency
+
+_KO_MONTH = re.compile(r"(\d{1,2})\s?월")
+_KO_WEEKDAY = re.compile(r"([월화수목금토일])요일")
+
+_CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "₽": "RUB", "₩": "KRW", "¥": "JPY"}
+_CURRENCY_WORD = re.compile(
+    r"(?<![\w])(?:(eur(?!op)\w{0,4}|евро|euro\w{0,3}|유로)|(usd|dollar\w{0,2}|доллар\w{0,3}|d[oó]lar\w{0,3}|달러)|"
+    r"(gbp|pounds?|фунт\w{0,3}|libras?)|(rub\b|руб\w{0,4}|rubl\w{0,3})|(krw|won|(?<=\d)\s?원|(?<=만)\s?원|(?<=천)\s?원))",
+    re.IGNORECASE)
+_CURRENCY_CODES = ("EUR", "USD", "GBP", "RUB", "KRW")
+
+
+def _strip_accents(w: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", w) if not unicodedata.combining(c))
+
+
+class _ValueWords:
+    """A language's number, month and weekday words, empty for a language without a
+    module (its values are then found in digits only)."""
+
+    def __init__(self, lang: str):
+        own = languages.find(lang)
+        self.numbers = own.number_words if own else {}
+        self.months = own.months if own else {}
+        self.month_prefixes = own.month_prefixes if own else ()
+        self.weekdays = own.weekdays if own else {}
+        self.weekday_prefixes = own.weekday_prefixes if own else ()
+        self.fold_accents = own.fold_accents if own else False
+
+    def key(self, lw: str) -> str:
+        return _strip_accents(lw) if self.fold_accents else lw
+
+
+@lru_cache(maxsize=64)
+def _value_words(lang: str) -> _ValueWords:
+    return _ValueWords(lang)
+
+
+# --------------------------------------------------------------------------- values
+
+
+class Values:
+    """Values stated in a text: e-mails, URLs, phones, numbers, months, currencies."""
+
+    def __init__(self, text: str, lang: str, fact: bool):
+        self.emails: list[str] = []
+        self.urls: list[str] = []
+        self.phones: list[str] = []         # digit strings
+        self.numbers: list[tuple[str, list[frozenset[str]]]] = []  # (as written, alternatives)
+        self.atoms: set[str] = set()        # everything said, for the customer side
+        self.currencies: set[str] = set()
+        self.spans: list[tuple[int, int]] = []
+        self._scan(text, lang, fact)
+
+    def _blank(self, text: str, start: int, end: int) -> str:
+        self.spans.append((start, end))
+        return text[:start] + " " * (end - start) + text[end:]
+
+    def _scan(self, text: str, lang: str, fact: bool) -> None:
+        for m in list(_EMAIL.finditer(text)):
+            self.emails.append(m.group().casefold())
+            text = self._blank(text, m.start(), m.end())
+        for m in list(_URL.finditer(text)):
+            u = m.group().rstrip(".,;:!?)").casefold()
+            u = re.sub(r"^https?://", "", u)
+            u = re.sub(r"^www\.", "", u).rstrip("/")
+            self.urls.append(u)
+            text = self._blank(text, m.start(), m.start() + len(m.group().rstrip(".,;:!?)")))
+        for sym, code in _CURRENCY_SYMBOL.items():
+            if sym in text:
+                self.currencies.add(code)
+        for m in list(_CURRENCY_WORD.finditer(text)):
+            for i, code in enumerate(_CURRENCY_CODES):
+                if m.group(i + 1):
+                    self.currencies.add(code)
+                    text = self._blank(text, m.start(), m.end())  # a value, not a content word
+        for m in list(_PHONE.finditer(text)):
+            raw = m.group().strip()
+            digits = re.sub(r"\D", "", raw)
+            if not 7 <= len(digits) <= 15 or _DATE_LIKE.match(raw):
+                continue
+            # A long amount ("1 200 000") is the same digits either way.
+            if re.fullmatch(r"\d{1,3}(?:[ .,\u00a0]\d{3})+", raw) and not fact:
+                self.atoms.add(digits)
+            self.phones.append(digits)
+            text = self._blank(text, m.start(), m.end())
+        for m in list(_NUM.finditer(text)):
+            alts, atoms = _number_alternatives(m.group())
+            end = m.end()
+            mm = _MULTIPLIER.match(text, end)
+            if mm:
+                if mm.group(2):
+                    mult = 1
+                    for ch in mm.group(2):
+                        mult *= _KO_MULT[ch]
+                else:
+                    mult = _mult_value(mm.group(1))
+                scaled = [frozenset(_canon(Decimal(a) * mult) for a in alt if not a.startswith("M")) for alt in alts
+                          if all(not a.startswith("M") for a in alt)]
+                if scaled:
+                    atoms |= set().union(*scaled)
+                    alts = scaled
+                end = mm.end()
+            self.numbers.append((m.group(), alts))
+            self.atoms |= atoms
+            text = self._blank(text, m.start(), end)
+        for m in _KO_MONTH.finditer(text if lang == "ko" else ""):
+            self.atoms.add(f"M{int(m.group(1))}")
+        if lang == "ko":
+            for m in list(_KO_COUNTED.finditer(text)):
+                v = _KO_PRENOMINAL[m.group(1)]
+                if fact and v == 1:
+                    continue
+                self.numbers.append((m.group(), [frozenset([str(v)])]))
+                self.atoms.add(str(v))
+                text = self._blank(text, m.start(), m.start() + len(m.group(1)))
+        self._words(text, lang, fact)
+        self.text = text
+
+    def _words(self, text: str, lang: str, fact: bool) -> None:
+        """Number words (combined: "twenty-five", "treinta y cinco") and month names."""
+        own = _value_words(lang)
+        table = own.numbers
+        months = own.months
+        prefixes = own.month_prefixes
+        run: list[tuple[int, int, int]] = []  # (start, end, value)
+
+        def flush() -> None:
+            if not run:
+                return
+            total = current = 0
+            for _, _, v in run:
+                if v in _SCALE:
+                    if v == 100:
+                        current = max(current, 1) * 100
+                    else:
+                        total += max(current, 1) * v
+                        current = 0
+                else:
+                    current += v
+            value = total + current
+            written = " ".join(text[s:e] for s, e, _ in run)
+            singles = {str(v) for _, _, v in run}
+            if fact:
+                if not (len(run) == 1 and run[0][2] == 1):
+                    self.numbers.append((written, [frozenset([str(value)])]))
+            else:
+                self.atoms |= singles | {str(value)}
+            for s, e, _ in run:
+                self.spans.append((s, e))
+            run.clear()
+
+        last_end = -1
+        for m in WORD.finditer(text):
+            w = m.group()
+            lw = w.casefold()
+            if lang == "ko":
+                cand = ko_candidates(lw)
+                v = next((_KO_NUMERALS[c] for c in cand if c in _KO_NUMERALS), None)
+            else:
+                v = table.get(own.key(lw))
+                if lang == "en" and lw == "one" and fact:
+                    v = None
+                if v == 1 and fact:
+                    v = None  # "one": an article or pronoun far more often than a count
+            if v is not None:
+                gap = text[last_end:m.start()] if run else ""
+                if run and not re.fullmatch(r"[\s\-]*", gap):
+                    flush()
+                run.append((m.start(), m.end(), v))
+                last_end = m.end()
+                continue
+            if run and lw in _CONNECTORS:
+                continue
+            flush()
+            # Months
+            month = None
+            if lang == "en":
+                if w[0].isupper() or not fact:  # in a fact, lowercase "may"/"march" are verbs
+                    month = months.get(lw)
+            else:
+                month = months.get(own.key(lw))
+                if month is None:
+                    for p, n in prefixes:
+                        if lw.startswith(p):
+                            month = n
+                            break
+            if month is not None:
+                self.atoms.add(f"M{month}")
+                if fact:
+                    self.numbers.append((w, [frozenset([f"M{month}"])]))
+                self.spans.append((m.start(), m.end()))
+                continue
+            day = own.weekdays.get(own.key(lw))
+            if day is None:
+                day = next((n for p, n in own.weekday_prefixes if lw.startswith(p)), None)
+            if day is None and lang == "ko":
+                km = _KO_WEEKDAY.search(lw)
+                day = "월화수목금토일".index(km.group(1)) + 1 if km else None
+            if day is not None:
+                self.atoms.add(f"D{day}")
+                if fact:
+                    self.numbers.append((w, [frozenset([f"D{day}"])]))
+                self.spans.append((m.start(), m.end()))
+        flush()
+
+
+def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with the given spans (values already checked) blanked out."""
+    chars = list(text)
+    for s, e in spans:
+        for i in range(s, min(e, len(chars))):
+            chars[i] = " "
+    return "".join(chars)
+
+
+# --------------------------------------------------------------------------- names
+
+# Sentence ends a capitalised word may follow without being a name: abbreviations
+# whose dot does not end a sentence, in any language's text ("Dr.", "ул.").
+_ABBREV = frozenset(w for lg in languages.LANGS for w in lg.abbreviations)
+_NAMEWORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+# Korean names have no capitals; they are caught before a title or after "이름은".
+_KO_NAME = re.compile(r"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]{2,4}?)\s?(?:" + "|".join(_KO.name_titles) + r")"
+                      r"|(?:" + "|".join(_KO.name_intros) + r")[은는이]?\s*:?\s*([\uac00-\ud7a3]{2,4})")
+_KO_NOT_NAMES = frozenset(_KO.framing) | frozenset(_KO.function_words)
+
+
+def _latin_or_cyrillic(ch: str) -> bool:
+    name = unicodedata.name(ch, "")
+    return name.startswith(("LATIN", "CYRILLIC"))
+
+
+def capitalised_names(fact: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Capitalised Latin/Cyrillic words that do not start a sentence."""
+    out: list[str] = []
+    for m in _NAMEWORD.finditer(fact):
+        w = m.group()
+        if not w[0].isupper() or not _latin_or_cyrillic(w[0]) or w == "I":
+            continue
+        if any(s <= m.start() < e for s, e in spans):
+            continue
+        before = fact[: m.start()].rstrip().rstrip("\"'«“„‘([{–—-•*")
+        before = before.rstrip()
+        if not before or before[-1] in "!?…:;\n":
+            continue
+        if before[-1] == ".":
+            prev = re.search(r"(\w+)\.$", before)
+            if not prev or prev.group(1).casefold() not in _ABBREV:
+                continue
+        out.append(w)
+    return out
+
+
+def ko_names(fact: str) -> list[str]:
+    """Korean names: a word before a title ("이수진 선생님") or after "이름은", unless
+    it is a framing or function word ("고객님")."""
+    out: list[str] = []
+    for m in _KO_NAME.finditer(fact):
+        name = m.group(1) or m.group(2)
+        if any(c in _KO_NOT_NAMES for c in ko_candidates(name)):
+            continue
+        out.append(name)
+    return out

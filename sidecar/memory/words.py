@@ -1,0 +1,190 @@
+"""The words of a fact and of a customer's message, and when two words are the same.
+
+The grounding check (does a fact rest on the customer's words?) and dedup (are two
+facts the same fact?) must agree on what "the same word" is, or a fact that was let
+through as grounded would be kept as a second fact beside its own paraphrase. So
+the word-level tolerance lives here, once: Snowball stems via sidecar.searchtext,
+compared exactly, by prefix or by a long shared prefix (stems_match, Words), and
+for Korean, which has no stemmer, words stripped of particles and endings
+(ko_candidates, ko_stem).
+
+Which words count as content and which only frame a fact is language knowledge,
+read from sidecar.lang.
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from functools import lru_cache
+
+from .. import lang as languages
+from ..searchtext import stopwords, tokens
+
+# The tolerance of a stem match, chosen with the content-coverage threshold on
+# bench/grounding_eval.jsonl (see grounding.py):
+PREFIX_MIN = 5       # one stem a prefix of the other, the shorter this long ...
+SHARED_MIN = 6       # ... or a shared prefix this long ...
+SHARED_SHARE = 0.75  # ... covering 3/4 of the shorter stem
+
+WORD = re.compile(r"\w+")
+HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+
+_KO = languages.get("ko")
+# Stripped longest first: "에서는" before "는".
+_KO_SUFFIXES = sorted(set(_KO.word_endings), key=len, reverse=True)
+KO_STOP = frozenset(_KO.function_words)
+KO_FRAMING = frozenset(_KO.framing)
+# Counters and units that follow a number ("4대", "9시", "300만 원"): part of the value.
+KO_UNITS = frozenset(_KO.counters + _KO.number_units)
+
+# The label of a stated value ("phone", "número", "번호") is exempt whatever the
+# language of the fact: customers mix them ("my e-mail", "mi email").
+_LABELS = {kind: " ".join(w for lg in languages.LANGS for w in lg.contact_labels.get(kind, ()))
+           for kind in dict.fromkeys(k for lg in languages.LANGS for k in lg.contact_labels)}
+
+
+def common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return a[:n]
+
+
+def stems_match(a: str, b: str) -> bool:
+    """The tolerance the content check uses: equal stems, one a long enough prefix of
+    the other, or a long shared prefix covering most of the shorter stem."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= PREFIX_MIN and long_.startswith(short):
+        return True
+    shared = len(common_prefix(a, b))
+    return shared >= SHARED_MIN and shared >= SHARED_SHARE * len(short)
+
+
+def ko_candidates(word: str) -> list[str]:
+    """A Korean word and its successive stems: '빵집에서' -> ['빵집에서', '빵집'], '만듦' -> ['만듦', '만들']."""
+    out = [word]
+    w = word
+    while True:
+        for suf in _KO_SUFFIXES:
+            if len(w) > len(suf) and w.endswith(suf):
+                w = w[: -len(suf)]
+                out.append(w)
+                break
+        else:
+            break
+    # Nominalised verbs end in a final consonant the stem lacks: 함 -> 하, 씀 -> 쓰, 듦 -> 들.
+    last = out[-1][-1]
+    code = ord(last) - 0xAC00
+    if 0 <= code < 11172:
+        jong = code % 28
+        if jong == 16:  # ㅁ
+            out.append(out[-1][:-1] + chr(ord(last) - 16))
+        elif jong == 10:  # ㄻ -> ㄹ
+            out.append(out[-1][:-1] + chr(ord(last) - 2))
+    return out
+
+
+def ko_stem(word: str) -> str:
+    """A Korean word with its particles and endings stripped ('빵집에서' -> '빵집')."""
+    return ko_candidates(word)[-1]
+
+
+def _irregular(lang: str):
+    own = languages.find(lang)
+    return own.irregular_forms if own else {}
+
+
+@lru_cache(maxsize=4096)
+def _exempt(lang: str) -> frozenset[str]:
+    # A language without a module has no framing or function words: stricter, not looser.
+    own = languages.find(lang)
+    words = " ".join(own.framing + own.function_words) if own else ""
+    return stopwords(lang) | frozenset(tokens(words, lang))
+
+
+@lru_cache(maxsize=64)
+def label_words(kinds: frozenset[str], lang: str) -> frozenset[str]:
+    """The labels of the value kinds a fact states, as written and as tokens."""
+    words = " ".join(_LABELS[k] for k in kinds)
+    return frozenset(words.split()) | frozenset(tokens(words, lang))
+
+
+def content_words(text: str, lang: str, labels: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(stem, surface word) for each content word; Korean words as (stem candidates joined, word)."""
+    exempt = _exempt(lang) | labels
+    irregular = _irregular(lang)
+    out: list[tuple[str, str]] = []
+    for w in WORD.findall(text.casefold()):
+        if any(ch.isdigit() for ch in w):
+            continue
+        if lang == "ko" and HANGUL.search(w):
+            cand = ko_candidates(w)
+            if any(c in KO_STOP or c in KO_FRAMING or c in KO_UNITS or c in labels for c in cand):
+                continue
+            out.append(("\x00".join(cand), w))
+            continue
+        w_norm = irregular.get(w, w)
+        for t in tokens(w_norm, lang):
+            if t not in exempt:
+                out.append((t, w))
+    return out
+
+
+class Words:
+    """The words of a text, ready for matching: stems, and for Korean the stripped words."""
+
+    def __init__(self, folded: str, lang: str):
+        stems = set(tokens(folded, lang))
+        irregular = _irregular(lang)
+        if irregular:
+            stems.update(t for w in WORD.findall(folded) if w in irregular
+                         for t in tokens(irregular[w], lang))
+        self.stems = frozenset(stems)
+        self.sorted_stems = sorted(self.stems)
+        if lang == "ko":
+            ko_words = HANGUL.findall(folded)
+            self.ko_blob = " " + " ".join(ko_words) + " "
+            self.ko_stems = frozenset(c for w in ko_words for c in ko_candidates(w))
+
+    def has_stem(self, t: str) -> bool:
+        if t in self.stems:
+            return True
+        core = t.rstrip("_")
+        if len(core) < PREFIX_MIN:
+            return False
+        # a customer stem that extends this one ("bake" -> "bakeri")
+        i = bisect_left(self.sorted_stems, core)
+        if i < len(self.sorted_stems) and self.sorted_stems[i].startswith(core):
+            return True
+        # a customer stem this one extends ("deliveri" -> "deliv")
+        if any(core[:n] in self.stems for n in range(PREFIX_MIN, len(core))):
+            return True
+        # the same word with a different ending the stemmer did not remove
+        # ("отправля"/"отправьт"): a long shared prefix, most of the shorter word
+        if len(core) < SHARED_MIN:
+            return False
+        head = core[:SHARED_MIN]
+        i = bisect_left(self.sorted_stems, head)
+        while i < len(self.sorted_stems) and self.sorted_stems[i].startswith(head):
+            c = self.sorted_stems[i].rstrip("_")
+            if len(common_prefix(core, c)) >= SHARED_SHARE * min(len(core), len(c)):
+                return True
+            i += 1
+        return False
+
+    def has_ko(self, candidates: list[str]) -> bool:
+        for c in candidates:
+            if len(c) >= 2 and c in self.ko_blob:
+                return True
+            if len(c) == 1 and c in self.ko_stems:
+                return True
+        return False
+
+    def has(self, term: str, lang: str) -> bool:
+        if "\x00" in term or (lang == "ko" and HANGUL.search(term)):
+            return self.has_ko(term.split("\x00"))
+        return self.has_stem(term)

@@ -1,0 +1,85 @@
+"""sidecar.lang: every supported language fills every field, and every module is registered."""
+from __future__ import annotations
+
+import dataclasses
+import pkgutil
+import re
+
+import pytest
+
+import sidecar.lang
+from sidecar.lang import LANGS, Language, find, get
+
+# The only fields a language may leave empty, each for the reason its module gives.
+# A new gap must be listed here, so none is left empty by oversight.
+_SNOWBALL_ONLY = {"question_words", "question_particles", "question_fillers", "question_endings",
+                  "word_endings", "counted_number_words", "counters", "number_units", "name_titles",
+                  "name_intros", "negates_word_before", "negates_word_after", "negated_endings"}
+INTENTIONALLY_EMPTY = {
+    # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
+    "ko": {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms", "number_connectors",
+           "months", "month_prefixes", "weekdays", "weekday_prefixes", "fold_accents", "abbreviations",
+           "clause_splitters", "keep_whole"},
+    "en": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "month_prefixes", "weekday_prefixes",
+                            "fold_accents", "keep_whole"},
+    "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "weekdays", "fold_accents", "keep_whole"},
+    "ru": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "irregular_forms", "fold_accents",
+                            "keep_whole"},
+    "es": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "irregular_forms", "month_prefixes",
+                            "weekday_prefixes"},
+}
+OFFLINE_KEYS = {"pinned", "found", "source", "none", "note"}
+
+
+def _filled(value) -> bool:
+    if isinstance(value, re.Pattern):
+        return bool(value.pattern)
+    return bool(value)
+
+
+def _ids(langs):
+    return [lg.code for lg in langs]
+
+
+@pytest.mark.parametrize("language", LANGS, ids=_ids(LANGS))
+def test_every_field_is_filled_unless_listed_as_intentionally_empty(language: Language):
+    allowed = INTENTIONALLY_EMPTY[language.code]
+    fields = {f.name for f in dataclasses.fields(Language)}
+    assert allowed <= fields, allowed - fields  # the list names real fields
+    empty = {name for name in fields if not _filled(getattr(language, name))}
+    assert empty == allowed, {"unexpectedly empty": empty - allowed, "listed but filled": allowed - empty}
+
+
+@pytest.mark.parametrize("language", LANGS, ids=_ids(LANGS))
+def test_fields_have_the_declared_shapes(language: Language):
+    for f in dataclasses.fields(Language):
+        value = getattr(language, f.name)
+        if f.type in ("tuple[str, ...]",):
+            assert isinstance(value, tuple) and all(isinstance(w, str) and w for w in value), f.name
+    assert set(language.offline_texts) == OFFLINE_KEYS
+    assert set(language.contact_labels) == {"phone", "email", "url", "name"}
+    assert all(isinstance(v, int) for v in language.number_words.values())
+    assert all(1 <= n <= 12 for n in language.months.values())
+    assert all(1 <= n <= 7 for n in language.weekdays.values())
+    assert language.readback.endswith(":")
+
+
+def test_every_module_of_the_package_is_registered():
+    modules = {m.name for m in pkgutil.iter_modules(sidecar.lang.__path__)} - {"base"}
+    assert modules == {lg.code for lg in LANGS}
+    for name in modules:
+        module = __import__(f"sidecar.lang.{name}", fromlist=["LANGUAGE"])
+        assert module.LANGUAGE is get(name) and module.LANGUAGE.code == name
+
+
+def test_the_five_languages_and_the_english_fallback():
+    assert [lg.code for lg in LANGS] == ["en", "et", "ru", "es", "ko"]
+    assert get("xx") is get("en") and get(None) is get("en")
+    assert find("xx") is None and find("ko") is get("ko")
+
+
+def test_a_language_cannot_be_changed():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        get("en").readback = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        get("en").offline_texts["none"] = "x"  # type: ignore[index]
