@@ -286,3 +286,41 @@ def test_one_embedding_call_per_turn_for_all_its_entries(client, fake, svc, engi
                 ("fact", "Insurance renewal is in June.", None, 4)))
     assert calls == [["Runs a bakery in Tartu.", "Has 4 cargo bikes.", "Insurance renewal is in June."]]
     assert len(c.memories(engine, site)) == 3
+
+
+def said_updates(*entries):
+    return reply_json({"entries": [{"kind": k, "content": c, "topic": None, "importance": i, "updates": u}
+                                   for k, c, i, u in entries]})
+
+
+def extraction_prompts(fake):
+    return [r.body["messages"][-1]["content"][0]["text"] for r in fake.requests
+            if r.body["output_config"]["format"]["schema"]["title"] == "rtac_memory_extraction"]
+
+
+def test_the_extraction_call_sees_known_memories_and_its_updates_proposal_merges_a_paraphrase(
+        client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-kids")
+    c.says("We have two children.", said(("fact", "Has two children.", None, 3)))
+    c.says("Our two kids love the cargo bike.", said_updates(("fact", "Has two kids.", 3, "m1")))
+    prompt = extraction_prompts(fake)[-1]
+    assert "Known memories of this customer" in prompt and "# m1\nHas two children." in prompt
+    assert [m.content for m in c.memories(engine, site)] == ["Has two kids."]
+
+
+def test_without_a_proposal_code_alone_keeps_a_synonym_apart(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-kids-2")
+    c.says("We have two children.", said(("fact", "Has two children.", None, 3)))
+    c.says("Our two kids love the cargo bike.", said(("fact", "Has two kids.", None, 3)))
+    assert sorted(m.content for m in c.memories(engine, site)) == ["Has two children.", "Has two kids."]
+
+
+def test_a_proposal_for_a_memory_that_is_another_thing_or_was_not_shown_is_refused(client, fake, svc, engine, site):
+    c = Customer(client, fake, svc, "v-boat")
+    c.says("I own a sailing boat.", said(("fact", "Owns a sailing boat.", None, 3)))
+    # The model names m1 for an unrelated fact (far beyond the bound), and m7, never shown.
+    c.says("My daughter started school in Tartu this year.",
+           said_updates(("fact", "Daughter started school in Tartu.", 3, "m1"),
+                        ("fact", "Daughter started school this year.", 2, "m7")))
+    assert sorted(m.content for m in c.memories(engine, site)) == [
+        "Daughter started school in Tartu.", "Daughter started school this year.", "Owns a sailing boat."]

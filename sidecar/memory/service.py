@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass
 from datetime import timedelta
 
+import numpy as np
 from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
@@ -47,6 +48,12 @@ class MemorySettings:
     # they mean, and 93% share a word with it; other memories of the customer 0.14-0.22).
     near_distance: float = 0.18
     near_margin: float = 0.02
+    # The extraction call is shown the customer's facts within `known_distance` of what
+    # they said; its `updates` proposal is accepted within `updates_distance` of the
+    # entry (paraphrases and changed values of the natural set lie within 0.12 at p90,
+    # bench/memory_natural.jsonl tune split; beyond 0.20 an entry is another thing).
+    known_distance: float = 0.35
+    updates_distance: float = 0.20
     cap: int = 1000  # per space; the eviction rule is MemoryStore.evict_over's
     context_messages: int = 3  # customer messages shown to extraction
     max_attempts: int = 12
@@ -148,8 +155,10 @@ class Memory:
                 conn.commit()
                 return
             said = customer_messages(conn, space, job.conversation_id, job.turn_seq, self.settings.context_messages)
+            known = self._known(MemoryStore(conn, space), said)
         primary_model = self.chain.links[0][1] if self.chain.links else ""
-        outcome = self.chain.chat(extract.request(said, job.lang, primary_model, self.timeout, f"rtac-{site.id}-memory"))
+        outcome = self.chain.chat(extract.request(said, job.lang, primary_model, self.timeout, f"rtac-{site.id}-memory",
+                                                  known))
         if outcome.result.degraded:
             cause = next((a.error.message for a in reversed(outcome.attempts) if a.error), "no model configured")
             raise ExtractionFailed(f"no model answered the extraction: {cause}")
@@ -162,10 +171,24 @@ class Memory:
             if entries:
                 extract.write(MemoryStore(conn, space), entries, vectors, embed_model=self.embedder.model,
                               lang=job.lang, dedup_threshold=self.settings.dedup_distance, cap=self.settings.cap,
-                              conversation_id=job.conversation_id, turn_seq=job.turn_seq)
+                              conversation_id=job.conversation_id, turn_seq=job.turn_seq,
+                              known=known, updates_distance=self.settings.updates_distance)
             usage.record(conn, site.id, None, outcome.result.provider, outcome.result.model, outcome.result.usage,
                          purpose="memory")
             conn.execute(delete(t.memory_jobs).where(_J.id == job_id))
+
+    def _known(self, store: MemoryStore, said: list[str]) -> dict:
+        """The customer's facts nearest to what they said, as refs for the extraction call
+        to name in `updates` (one embedding, off the visitor's clock; none on failure)."""
+        facts = [m for m in store.all(kind="fact") if m.embed_model == self.embedder.model]
+        if not facts or not said:
+            return {}
+        query = QueryEmbedding(self.embedder, "\n".join(said)).get()
+        if query is None:
+            return {}
+        d = 1.0 - np.vstack([m.embedding for m in facts]) @ query
+        order = [i for i in np.argsort(d) if d[i] <= self.settings.known_distance][: extract.KNOWN_SHOWN]
+        return {f"m{n + 1}": facts[i] for n, i in enumerate(order)}
 
     # --- the background worker ----------------------------------------------------
 
