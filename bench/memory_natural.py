@@ -14,8 +14,8 @@ functions decide:
 - forget: the memories shown for the message (`Recalled`), then a model's proposal,
   then `sidecar.memory.forget.choose`. No model runs here, so two stand-ins propose:
   *oracle* names exactly the memories meant, when they were shown (what a good model
-  does); *careless* names the nearest shown memory for every message that reads as a
-  correction (what a sloppy one might). A hit is an item whose every target was
+  does); *careless* names the nearest shown memory for every message of the forget set,
+  look-alikes included (what a sloppy one might). A hit is an item whose every target was
   deleted; a wrong deletion is any deleted memory the message did not mean;
 - dedup: whether `sidecar.memory.extract.decide_same` (distance bound and code's
   word check) merges the new fact into the old one, per relation.
@@ -93,11 +93,6 @@ def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict
             "recall": tp / (tp + fn) if tp + fn else 1.0, "mean_shown": float(np.mean(shown_n)) if shown_n else 0.0}
 
 
-def reads_as_correction(message: str, lang: str) -> bool:
-    reads = getattr(forget_module, "reads_as_correction", None)
-    return reads(message, lang) if reads else True
-
-
 def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     out = {}
     for model in ("oracle", "careless"):
@@ -109,7 +104,7 @@ def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict
                 refs = [by_index[i] for i in it["target"] if i in by_index]
             else:
                 nearest = sorted(recalled.refs, key=lambda r: recalled.distance[r])[:1]
-                refs = nearest if reads_as_correction(it["message"], it["lang"]) else []
+                refs = nearest
             chosen = forget_module.choose(refs, recalled, threshold=settings.forget_distance)
             deleted = {recalled.refs[r].id for r in chosen}
             target = set(it["target"])
@@ -144,10 +139,19 @@ def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
 
 
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
+    """Per (split, language): the decisions as shipped; per split, also with the strict
+    distance alone (no shared-word rule: how recall and forgetting decided before it)."""
+    from dataclasses import replace
     items = load()
     vec = vectors_of(items)
     result = {}
+    strict = replace(settings, near_distance=0.0)
     for sp in (("tune", "heldout") if split is None else (split,)):
+        group = [it for it in items if it["split"] == sp]
+        result[(sp, "all, strict distance alone")] = {
+            "recall": score_recall([it for it in group if it["type"] == "recall"], vec, strict),
+            "forget": score_forget([it for it in group if it["type"] == "forget"], vec, strict),
+            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], vec, strict)}
         for lang in LANGS + ("all",):
             group = [it for it in items if it["split"] == sp and (lang == "all" or it["lang"] == lang)]
             by_type = defaultdict(list)
@@ -176,7 +180,7 @@ def markdown(result: dict) -> str:
             f"`forget.choose` (forget distance {settings.forget_distance}, or shown for a shared word) and the "
             f"dedup decision (distance {settings.dedup_distance} and code's word check). No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
-            "nearest shown memory of every message that reads as a correction; wrong deletions count memories "
+            "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "
             "deleted that the message did not mean. Dedup is code alone (no `updates` proposal). "
             "`python -m bench.memory_natural`.", "", TARGETS, ""]
     lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
