@@ -413,15 +413,17 @@ def main(argv: list[str] | None = None) -> int:
                               _markdown_of("memory_eval"))
     natural_sec = _section("memory_natural", "## Memory on natural speech", lambda: _import("memory_natural").run(),
                            _markdown_of("memory_natural"))
+    locomo_sec = _section("locomo_recall", "## Memory recall on LoCoMo", lambda: _import("locomo_recall").run(),
+                          _markdown_of("locomo_recall"))
     widget_sec = _section("widget", "## Widget size", _widget_size, _widget_markdown)
     # Last: it starts its own MariaDB and, on a first run, embeds for ~15 minutes.
     retrieval_sec = _section("retrieval_eval", "## Retrieval quality",
                              lambda: _import("retrieval_eval").run(quick=args.quick),
                              _markdown_of("retrieval_eval"))
-    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec, natural_sec, retrieval_sec,
-                widget_sec, wp_sec]
+    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec, natural_sec, locomo_sec,
+                retrieval_sec, widget_sec, wp_sec]
     for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec, natural_sec,
-              widget_sec, retrieval_sec):  # run order
+              locomo_sec, widget_sec, retrieval_sec):  # run order
         run["timings"].append((s.heading.lstrip("# ").lower(), s.seconds))
 
     run["loadavg_end"] = loadavg()

@@ -50,3 +50,11 @@ def test_a_memory_shown_for_a_shared_word_can_be_forgotten_and_no_other():
     shown = recall(Q, memories, message="We sold the boat, forget it", lang="en", **BOUNDS)
     assert list(shown.refs) == ["m1"] and shown.refs["m1"].content == "Owns a sailing boat."
     assert choose(["m1", "m2"], shown, threshold=0.125) == ["m1"]  # m2 was never shown
+
+
+def test_a_word_most_nearby_memories_share_does_not_count():
+    # The customer's own name in every memory says nothing about which one is meant.
+    memories = [mem(i, f"Caroline {thing}.", 0.150 + i * 0.001) for i, thing in enumerate(
+        ["went hiking", "painted a sunset", "adopted a cat", "ran a marathon", "moved house", "likes jazz"])]
+    shown = recall(Q, memories, message="What did Caroline paint?", lang="en", **BOUNDS)
+    assert [m.content for m in shown.refs.values()] == ["Caroline painted a sunset."]

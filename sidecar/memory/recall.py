@@ -62,11 +62,20 @@ def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str, b: 
         return {}
     nearest = float(d.min())
     words = content_terms(message, lang) if message else set()
+    terms = {i: content_terms(text, lang) & words for i, text in contents.items()} if words else {}
+    # A word most of the customer's nearby memories share (their own name, their
+    # company's) says nothing about which one the message means: it counts only when
+    # few of the candidates have it.
+    df: dict[str, int] = {}
+    for shared in terms.values():
+        for w in shared:
+            df[w] = df.get(w, 0) + 1
+    common = max(2, -(-len(contents) // 3))
     out: dict[int, bool] = {}
-    for i, text in contents.items():
+    for i in contents:
         if d[i] <= b.strict:
             out[i] = False
-        elif words and d[i] <= min(b.near, nearest + b.near_margin) and words & content_terms(text, lang):
+        elif d[i] <= min(b.near, nearest + b.near_margin) and any(df[w] <= common for w in terms.get(i, ())):
             out[i] = True
     return out
 

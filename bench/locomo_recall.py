@@ -1,0 +1,145 @@
+"""Memory recall on LoCoMo (public multi-session conversations; CC BY-NC 4.0, so
+evaluation only: read from the shared data folder, never copied or shipped).
+
+    python -m bench.locomo_recall            # prints the section
+    python -m bench.locomo_recall --write    # and replaces it in bench/RESULTS.md
+
+Each speaker of each conversation is one customer; their `observation` facts are
+that customer's memories; each QA question naming exactly one of the two speakers is
+a message of that customer, and the memories it is about are the observations of its
+evidence turns. `sidecar.memory.recall.recall` decides what is shown, as shipped and
+with the strict distance alone. Hit rate: questions (categories 1-4) for which at
+least one relevant memory is shown; category 5 questions are adversarial (about
+things never said), where showing less is better.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from sidecar.memory.recall import recall
+from sidecar.memory.service import MemorySettings
+
+from .memory_natural import embedder  # one embedding cache for the memory evaluations
+
+HEADING = "## Memory recall on LoCoMo"
+
+
+def data_path() -> Path:
+    root = Path(os.environ.get("RTAC_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+    return root / "locomo" / "locomo10.json"
+
+
+def customers(path: Path) -> list[dict]:
+    """[{name, memories: [text], by_dia: {dia_id: [i]}, questions: [{text, relevant, category}]}]"""
+    out = []
+    for conv in json.loads(path.read_text(encoding="utf-8")):
+        names = [conv["conversation"]["speaker_a"], conv["conversation"]["speaker_b"]]
+        for name in names:
+            texts, by_dia = [], defaultdict(list)
+            for key in sorted(conv["observation"], key=lambda k: int(k.split("_")[1])):
+                for text, dia in conv["observation"][key].get(name, []):
+                    for d in (dia if isinstance(dia, list) else [dia]):  # a fact may rest on several turns
+                        by_dia[d].append(len(texts))
+                    texts.append(text)
+            other = next(n for n in names if n != name)
+            qs = []
+            for qa in conv["qa"]:
+                q = qa["question"]
+                if name in q and other not in q:
+                    rel = sorted({i for dia in qa.get("evidence", []) for i in by_dia.get(dia, [])})
+                    qs.append({"text": q, "relevant": rel, "category": qa["category"]})
+            out.append({"name": name, "memories": texts, "questions": qs})
+    return out
+
+
+def _vectors(custs: list[dict]) -> dict[str, np.ndarray]:
+    texts = list(dict.fromkeys([t for c in custs for t in c["memories"]] + [q["text"] for c in custs
+                                                                            for q in c["questions"]]))
+    emb = embedder()
+    try:
+        out = {}
+        for i in range(0, len(texts), 64):
+            out.update(zip(texts[i:i + 64], emb.embed(texts[i:i + 64])))
+        return out
+    finally:
+        emb.close()
+
+
+def score(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
+    from datetime import datetime
+
+    from sidecar.memory.store import Memory
+    hits = n = relevant_shown = 0
+    shown_all, shown_adv = [], []
+    for c in custs:
+        now = datetime(2026, 1, 1)
+        mems = [Memory(i, bytes(16), "fact", t, None, 3, vec[t], "m", None, None, now, now)
+                for i, t in enumerate(c["memories"])]
+        for q in c["questions"]:
+            shown = recall(vec[q["text"]], mems, threshold=settings.recall_distance, message=q["text"], lang="en",
+                           near=settings.near_distance, near_margin=settings.near_margin)
+            ids = {m.id for m in shown.refs.values()}
+            if q["category"] == 5:
+                shown_adv.append(len(ids))
+                continue
+            if not q["relevant"]:
+                continue
+            n += 1
+            shown_all.append(len(ids))
+            got = len(ids & set(q["relevant"]))
+            relevant_shown += got
+            hits += got > 0
+    return {"questions": n, "hit_rate": hits / n if n else 0.0, "relevant_shown": relevant_shown,
+            "mean_shown": float(np.mean(shown_all)) if shown_all else 0.0,
+            "adversarial": len(shown_adv), "mean_shown_adversarial": float(np.mean(shown_adv)) if shown_adv else 0.0}
+
+
+def run() -> dict:
+    path = data_path()
+    if not path.exists():
+        raise FileNotFoundError(f"not measured: {path} not found")
+    custs = customers(path)
+    vec = _vectors(custs)
+    s = MemorySettings()
+    return {"customers": len(custs), "memories": sum(len(c["memories"]) for c in custs),
+            "shipped": score(custs, vec, s), "strict": score(custs, vec, replace(s, near_distance=0.0))}
+
+
+def markdown(r: dict) -> str:
+    rows = [("as shipped (strict distance, or a shared word among the nearest)", r["shipped"]),
+            ("strict distance alone", r["strict"])]
+    lines = [HEADING, "",
+             f"LoCoMo (locomo10.json, evaluation only): {r['customers']} customers (each speaker of each of the "
+             f"10 conversations), {r['memories']:,} memories (their `observation` facts), the QA questions naming "
+             "one speaker as that customer's messages; relevant = the observations of the question's evidence "
+             "turns. Questions with no relevant observation are left out of the hit rate. "
+             "`python -m bench.locomo_recall`.", "",
+             "Target (issue): hit rate ≥ 0.75 with ≤ 5 memories shown on average and ≤ 2 for adversarial "
+             "(category 5) questions.", "",
+             "| rule | questions | hit rate | relevant shown | mean shown | adversarial questions | mean shown, adversarial |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for label, s in rows:
+        lines.append(f"| {label} | {s['questions']} | {s['hit_rate']:.3f} | {s['relevant_shown']} | "
+                     f"{s['mean_shown']:.2f} | {s['adversarial']} | {s['mean_shown_adversarial']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.locomo_recall")
+    p.add_argument("--write", action="store_true")
+    md = markdown(run())
+    print(md)
+    if p.parse_args(argv).write:
+        from .retrieval_eval import write_section
+        write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
+
+
+if __name__ == "__main__":
+    main()
