@@ -10,7 +10,6 @@ chunk stays findable by FULLTEXT.
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import timedelta
 
 from sqlalchemy import delete, exists, func, or_, select, text, update
@@ -20,6 +19,7 @@ from . import tables as t
 from . import vectors
 from .conversations import utcnow
 from .embedders.base import Embedder
+from .worker import Worker
 
 log = logging.getLogger("rtac.embedding")
 _J = t.chunk_jobs.c
@@ -66,10 +66,7 @@ def passage(title: str, content: str) -> str:
 class EmbeddingQueue:
     def __init__(self, engine: Engine, embedder: Embedder, *, background: bool = False):
         self.engine, self.embedder, self.background = engine, embedder, background
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._start_lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._worker = Worker("rtac-chunk-embedding", self.run_pending, poll=30)
 
     @property
     def model(self) -> str:
@@ -141,33 +138,16 @@ class EmbeddingQueue:
     # --- the background worker ----------------------------------------------------
 
     def ensure_running(self) -> None:
-        """Start the worker thread of this process if it is not running (cheap when it is)."""
-        if not self.background or (self._thread is not None and self._thread.is_alive()):
-            return
-        with self._start_lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, name="rtac-chunk-embedding", daemon=True)
-                self._thread.start()
+        if self.background:
+            self._worker.ensure_running()
 
     def notify(self) -> None:
         """New work is queued: wake the worker now rather than at its next poll."""
         if self.background:
-            self.ensure_running()
-            self._wake.set()
+            self._worker.notify()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                while not self._stop.is_set() and self.run_pending():
-                    pass
-            except Exception:  # the database may be away; try again on the next wake-up
-                log.exception("chunk embedding worker")
-            self._wake.wait(timeout=30)
-            self._wake.clear()
+        self._worker.stop()
 
 
 def reembed_chunks(engine: Engine, site_id: str, embedder: Embedder, *, prune: bool = False) -> int:

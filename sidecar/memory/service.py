@@ -3,7 +3,6 @@ extraction queued in the turn's transaction and done off the visitor's clock."""
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -19,6 +18,7 @@ from ..errors import RtacError
 from ..providers.chain import ProviderChain
 from ..query_embedding import QueryEmbedding
 from ..sites import SiteRegistry
+from ..worker import Worker
 from ..spaces import Space, space_by_id
 from . import extract, forget
 from .index_cache import IndexCache
@@ -71,9 +71,7 @@ class Memory:
         self.chain, self.embedder, self.settings, self.timeout = chain, embedder, settings, timeout
         self.background = background  # False: jobs wait for run_pending() (tests, CLI)
         self.indexes = IndexCache()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._worker = Worker("rtac-memory", self.run_pending, poll=10)
 
     # --- on the turn --------------------------------------------------------------
 
@@ -198,25 +196,8 @@ class Memory:
         return self.chain.primary.name != "offline"
 
     def notify(self) -> None:
-        if not self.background:
-            return
-        # Started on first use, not at import: a forked server worker (gunicorn
-        # --preload) does not inherit the parent's threads.
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._loop, name="rtac-memory", daemon=True)
-            self._thread.start()
-        self._wake.set()
+        if self.background:
+            self._worker.notify()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self._wake.wait(timeout=10)
-            self._wake.clear()
-            try:
-                while self.run_pending():
-                    pass
-            except Exception:  # the database may be away; try again on the next wake-up
-                log.exception("memory worker")
+        self._worker.stop()
