@@ -128,9 +128,13 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def test_newcomer_path_serve_demo_and_chat_in_the_terminal(env):
+def test_newcomer_path_serve_demo_and_chat_in_the_terminal(env, engine):
     """What `make run` does, then `rtac chat --site demo`: grounded offline answers."""
+    from sidecar.embedders.local import MODEL
+    from sidecar.embedding_queue import pending
     subprocess.run([sys.executable, "-m", "sidecar.demo", "demo"], env=env, check=True, capture_output=True)
+    with engine.connect() as conn:
+        assert pending(conn, "demo", MODEL) > 0  # queued by the import, embedded by nobody yet
     port = _free_port()
     server = subprocess.Popen([RTAC, "serve", "--port", str(port), "--workers", "1"], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -154,6 +158,15 @@ def test_newcomer_path_serve_demo_and_chat_in_the_terminal(env):
         ru = rtac(env, "chat", "--site", "demo", "--url", url, "--lang", "ru",
                   stdin="Какая гарантия на работы?\n").stdout
         assert "3 месяца" in ru
+        # The serving process embeds the demo's pages in the background, off every request.
+        deadline = time.monotonic() + 120
+        while True:
+            with engine.connect() as conn:
+                left = pending(conn, "demo", MODEL)
+            if left == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert left == 0
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=10)
