@@ -83,8 +83,8 @@ def score(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
         mems = [Memory(i, bytes(16), "fact", t, None, 3, vec[t], "m", None, None, now, now)
                 for i, t in enumerate(c["memories"])]
         for q in c["questions"]:
-            shown = recall(vec[q["text"]], mems, threshold=settings.recall_distance, message=q["text"], lang="en",
-                           near=settings.near_distance, near_margin=settings.near_margin)
+            shown = recall(vec[q["text"]], mems, message=q["text"], lang="en",
+                           **settings.recall_bounds(q["text"], "en"))
             ids = {m.id for m in shown.refs.values()}
             if q["category"] == 5:
                 shown_adv.append(len(ids))
@@ -109,7 +109,7 @@ def run() -> dict:
     vec = _vectors(custs)
     s = MemorySettings()
     return {"customers": len(custs), "memories": sum(len(c["memories"]) for c in custs),
-            "shipped": score(custs, vec, s), "strict": score(custs, vec, replace(s, near_distance=0.0))}
+            "shipped": score(custs, vec, s), "strict": score(custs, vec, replace(s, near_distance=0.0, correction_near=0.0))}
 
 
 def markdown(r: dict) -> str:

@@ -74,9 +74,8 @@ def memories(it: dict, vec: dict) -> list[Memory]:
 
 
 def shown_for(it: dict, vec: dict, settings: MemorySettings):
-    return recall(vec[it["message"]], memories(it, vec), threshold=settings.recall_distance,
-                  message=it["message"], lang=it["lang"], near=settings.near_distance,
-                  near_margin=settings.near_margin)
+    return recall(vec[it["message"]], memories(it, vec), message=it["message"], lang=it["lang"],
+                  **settings.recall_bounds(it["message"], it["lang"]))
 
 
 def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
@@ -145,7 +144,7 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
     items = load()
     vec = vectors_of(items)
     result = {}
-    strict = replace(settings, near_distance=0.0)
+    strict = replace(settings, near_distance=0.0, correction_near=0.0)
     for sp in (("tune", "heldout") if split is None else (split,)):
         group = [it for it in items if it["split"] == sp]
         result[(sp, "all, strict distance alone")] = {
@@ -176,7 +175,8 @@ def markdown(result: dict) -> str:
             "speech in en, ru, es, et and ko (a tune split of 20 items per language and type, and a held-out "
             "split written before any tuning and scored once). Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance}, or a shared content word up to "
-            f"{settings.near_distance} within {settings.near_margin} of the customer's nearest memory), "
+            f"{settings.near_distance} within {settings.near_margin} of the customer's nearest memory; up to "
+            f"{settings.correction_near} for a message that reads as a correction), "
             f"`forget.choose` (forget distance {settings.forget_distance}, or shown for a shared word) and the "
             f"dedup decision (distance {settings.dedup_distance} and code's word check). No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "

@@ -58,3 +58,17 @@ def test_a_word_most_nearby_memories_share_does_not_count():
         ["went hiking", "painted a sunset", "adopted a cat", "ran a marathon", "moved house", "likes jazz"])]
     shown = recall(Q, memories, message="What did Caroline paint?", lang="en", **BOUNDS)
     assert [m.content for m in shown.refs.values()] == ["Caroline painted a sunset."]
+
+
+def test_a_message_that_reads_as_a_correction_widens_what_may_be_named():
+    from sidecar.memory.forget import reads_as_correction
+    from sidecar.memory.service import MemorySettings
+    s = MemorySettings()
+    memories = [mem(0, "Has a sailing boat.", 0.190)]  # a shared word, beyond the usual 0.18
+    correcting = "We don't have the boat any more"
+    asking = "Can you store my boat over the winter?"
+    assert reads_as_correction("Забудьте это, пожалуйста", "ru") and reads_as_correction(correcting, "en")
+    assert not reads_as_correction(asking, "en")
+    shown = recall(Q, memories, message=correcting, lang="en", **s.recall_bounds(correcting, "en"))
+    assert list(shown.refs) == ["m1"] and choose(["m1"], shown, threshold=s.forget_distance) == ["m1"]
+    assert recall(Q, memories, message=asking, lang="en", **s.recall_bounds(asking, "en")).refs == {}
