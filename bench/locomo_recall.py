@@ -26,7 +26,7 @@ import numpy as np
 from sidecar.memory.recall import recall
 from sidecar.memory.service import MemorySettings
 
-from .memory_natural import embedder  # one embedding cache for the memory evaluations
+from .memory_natural import as_memories, embedder  # one embedding cache for the memory evaluations
 
 HEADING = "## Memory recall on LoCoMo"
 
@@ -73,15 +73,10 @@ def _vectors(custs: list[dict]) -> dict[str, np.ndarray]:
 
 
 def score(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
-    from datetime import datetime
-
-    from sidecar.memory.store import Memory
     hits = n = relevant_shown = 0
     shown_all, shown_adv = [], []
     for c in custs:
-        now = datetime(2026, 1, 1)
-        mems = [Memory(i, bytes(16), "fact", t, None, 3, vec[t], "m", None, None, now, now)
-                for i, t in enumerate(c["memories"])]
+        mems = as_memories(c["memories"], vec)
         for q in c["questions"]:
             shown = recall(vec[q["text"]], mems, message=q["text"], lang="en",
                            **settings.recall_bounds(q["text"], "en"))

@@ -67,14 +67,15 @@ def vectors_of(items: list[dict]) -> dict[str, np.ndarray]:
         emb.close()
 
 
-def memories(it: dict, vec: dict) -> list[Memory]:
+def as_memories(texts: list[str], vec: dict) -> list[Memory]:
+    """Stored facts as recall sees them: row i is texts[i], all of one importance."""
     now = datetime(2026, 1, 1)
     return [Memory(i, bytes(16), "fact", text, None, 3, vec[text], "m", None, None, now, now)
-            for i, text in enumerate(it["memories"])]
+            for i, text in enumerate(texts)]
 
 
 def shown_for(it: dict, vec: dict, settings: MemorySettings):
-    return recall(vec[it["message"]], memories(it, vec), message=it["message"], lang=it["lang"],
+    return recall(vec[it["message"]], as_memories(it["memories"], vec), message=it["message"], lang=it["lang"],
                   **settings.recall_bounds(it["message"], it["lang"]))
 
 

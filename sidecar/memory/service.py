@@ -61,15 +61,15 @@ class MemorySettings:
     known_distance: float = 0.35
     updates_distance: float = 0.20
     cap: int = 1000  # per space; the eviction rule is MemoryStore.evict_over's
+    context_messages: int = 3  # customer messages shown to extraction
+    max_attempts: int = 12
+    lock_seconds: int = 120
 
     def recall_bounds(self, message: str, lang: str) -> dict:
         """The bounds `recall` uses for this message (wider when it reads as a correction)."""
         if forget.reads_as_correction(message, lang):
             return dict(threshold=self.recall_distance, near=self.correction_near, near_margin=self.correction_margin)
         return dict(threshold=self.recall_distance, near=self.near_distance, near_margin=self.near_margin)
-    context_messages: int = 3  # customer messages shown to extraction
-    max_attempts: int = 12
-    lock_seconds: int = 120
 
 
 class ExtractionFailed(RtacError):
