@@ -1,6 +1,12 @@
 """One chat turn, flowing one way:
 request -> query embedding -> space -> history + retrieval + memories -> budget -> prompt -> provider
--> parse/clamp -> store -> response.
+-> parse/clamp -> price check -> forget -> store -> response.
+
+Two halves around the vendor call: `prepare` (everything the prompt needs, read in
+one short transaction) and `finish` (what the application decides about the model's
+answer, stored in a second short one). No connection is held while the vendor
+thinks. A plain turn calls the provider chain in between; a streamed one
+(sidecar/streaming.py) does the same with the chain's stream.
 
 A vendor failure degrades the answer (after the provider chain's retries and
 failover, the offline provider answers from the same knowledge); it never drops
@@ -9,24 +15,40 @@ the turn: the turn is stored either way.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, replace
 
 from . import unanswered, usage
-from .budget import pack
+from .budget import Packed, pack
 from .conversations import QueryVector, append_turn, find_conversation, history_turns, new_conversation_id
 from .memory.forget import readback
 from .memory.recall import Recalled
 from .memory.store import MemoryStore
 from .prompt import build
-from .providers.base import ChatRequest, Grounding, GroundingEntry
-from .reply import REPLY_SCHEMA, Reply, parse_reply
+from .providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry
 from .query_embedding import QueryEmbedding
+from .reply import REPLY_SCHEMA, Reply, parse_reply
 from .retrieval import Query
 from .services import Services
 from .sites import Site
-from .spaces import identity_of, resolve_space, touch
+from .spaces import Space, identity_of, resolve_space, touch
 from .validation import ChatInput
 
 log = logging.getLogger("rtac.turn")
+
+
+@dataclass(frozen=True)
+class PreparedTurn:
+    """Everything read before the vendor call, and the request it gets."""
+
+    site: Site
+    inp: ChatInput
+    space: Space
+    conversation_id: str
+    is_new: bool
+    recalled: Recalled
+    embedding: QueryEmbedding
+    packed: Packed
+    request: ChatRequest
 
 
 def _query(inp: ChatInput, embedding: QueryEmbedding, past) -> Query:
@@ -39,7 +61,7 @@ def _query(inp: ChatInput, embedding: QueryEmbedding, past) -> Query:
                  previous.message if previous else "", previous_vector)
 
 
-def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
+def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
     cfg = svc.config
     identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
     recalled = Recalled()
@@ -56,7 +78,6 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
             recalled = svc.memory.recall(conn, space, inp.message, embedding, inp.lang)
     past = past[-cfg.history_turns:] if cfg.history_turns else []
     is_new = conversation_id is None
-    conversation_id = conversation_id or new_conversation_id()
 
     pinned = [GroundingEntry(p.title, p.content, pinned=True) for p in inp.pinned]
     packed = pack(pinned, chunks, cfg.context_chars)
@@ -70,48 +91,63 @@ def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
         timeout=cfg.provider_timeout,
         grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved,
                             similarity=embedding.similarity if svc.embedder is not None else None))
+    return PreparedTurn(site, inp, space, conversation_id or new_conversation_id(), is_new, recalled, embedding,
+                        packed, request)
 
-    result = svc.chain.chat(request).result
+
+def decide(svc: Services, turn: PreparedTurn, result: ChatResult) -> tuple[Reply, ChatResult]:
+    """What the application makes of the model's answer: parsed and clamped, never empty."""
     reply = parse_reply(result.text)
     if not reply.reply:  # an empty answer helps nobody: quote the knowledge instead
-        result = svc.chain.offline.chat(request)
+        result = svc.chain.offline.chat(turn.request)
         reply = parse_reply(result.text)
     if result.degraded and svc.provider.name != "offline":
         # Every vendor failed: the visitor may need a person, so offer the contact card.
-        reply = Reply(reply.reply, reply.quick_replies, "show_contact", reply.unanswered, [])
+        reply = replace(reply, action="show_contact", forget=[])
+    return reply, result
 
+
+def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult) -> dict:
+    """Forget, store, count and answer, in one short transaction."""
+    inp, space = turn.inp, turn.space
     forgotten: list[str] = []
     with svc.engine.begin() as conn:
-        if svc.memory is not None and reply.forget and recalled.refs:
-            forgotten = svc.memory.forget(MemoryStore(conn, space), reply.forget, recalled)
+        if svc.memory is not None and reply.forget and turn.recalled.refs:
+            forgotten = svc.memory.forget(MemoryStore(conn, space), reply.forget, turn.recalled)
             if forgotten:  # read back by code, in the customer's language, in this same reply
-                text = f"{reply.reply}\n\n{readback(inp.lang, forgotten)}"
-                reply = Reply(text, reply.quick_replies, reply.action, reply.unanswered, reply.forget)
-        stored = append_turn(conn, space, conversation_id, is_new, lang=inp.lang, message=inp.message,
+                reply = replace(reply, reply=f"{reply.reply}\n\n{readback(inp.lang, forgotten)}")
+        stored = append_turn(conn, space, turn.conversation_id, turn.is_new, lang=inp.lang, message=inp.message,
                              reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
                              degraded=result.degraded, provider=result.provider, model=result.model,
-                             query=QueryVector(embedding.model, embedding.get()) if embedding.made else None)
-        usage.record(conn, site.id, stored.id, result.provider, result.model, result.usage)
+                             query=QueryVector(turn.embedding.model, turn.embedding.get())
+                             if turn.embedding.made else None)
+        usage.record(conn, turn.site.id, stored.id, result.provider, result.model, result.usage)
         if reply.unanswered:
-            unanswered.record(conn, site, inp.message, inp.lang, inp.page_url)
+            unanswered.record(conn, turn.site, inp.message, inp.lang, inp.page_url)
         if svc.memory is not None and svc.memory.extracts:
-            svc.memory.enqueue(conn, space, conversation_id, stored.seq, inp.lang)
+            svc.memory.enqueue(conn, space, turn.conversation_id, stored.seq, inp.lang)
         touch(conn, space)
     if svc.memory is not None:
         svc.memory.notify()  # extraction runs off the visitor's clock
     svc.maybe_maintain()
 
     return {
-        "conversation_id": conversation_id,
+        "conversation_id": turn.conversation_id,
         "reply": reply.reply,
         "quick_replies": reply.quick_replies,
         "action": reply.action,
         "unanswered": reply.unanswered,
         "forgotten": forgotten,
-        "sources": packed.sources(),
+        "sources": turn.packed.sources(),
         "usage": {"provider": result.provider, "model": result.model,
                   "input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens,
                   "cache_read_input_tokens": result.usage.cache_read_input_tokens,
                   "cache_creation_input_tokens": result.usage.cache_creation_input_tokens},
         "degraded": result.degraded,
     }
+
+
+def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
+    turn = prepare(svc, site, inp)
+    reply, result = decide(svc, turn, svc.chain.chat(turn.request).result)
+    return finish(svc, turn, reply, result)
