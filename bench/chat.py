@@ -33,6 +33,7 @@ import pymysql.connections
 
 import sidecar.api
 import sidecar.api.chat
+import sidecar.fulltext
 import sidecar.lexicon
 import sidecar.retrieval
 import sidecar.signing
@@ -351,7 +352,7 @@ _STAGES = [
     (sidecar.turn, "history", "  history (SELECT + decrypt)"),
     (sidecar.turn, "history_turns", "  history (SELECT + decrypt)"),
     (Retriever, "retrieve", RETRIEVE),
-    (sidecar.vectors, "content_version", "    content_version (SELECT rtac_sites)"),
+    (sidecar.fulltext, "locate", "    locate: content_version, FULLTEXT table (SELECT rtac_sites)"),
     (Retriever, "lexical", LEXICAL),
     (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
     (sidecar.lexicon.StatsCache, "get", "      site statistics (cached per content_version)"),

@@ -20,7 +20,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from sidecar import lexicon
+from sidecar import fulltext, lexicon
 from sidecar.db import create_engine
 from sidecar.embedders.local import DIM as VECTOR_DIM
 from sidecar.embedders.local import MODEL as VECTOR_MODEL
@@ -215,6 +215,7 @@ def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: i
         raw.close()
     with engine.begin() as conn:
         bump_content_version(conn, site_id)
+    fulltext.sync_site(engine, site_id)  # the rows went around documents.upsert: into the site's table too
     stats.load_s = time.perf_counter() - started
     return stats
 

@@ -109,6 +109,18 @@ def _section(key: str, heading: str, fn, markdown=None) -> Section:
     return sec
 
 
+def _settle_site_tables(engine, database: str, site_ids: list[str], stats) -> None:
+    """Each site searches its own FULLTEXT table: settle those as rtac_chunks is."""
+    from sidecar import fulltext
+
+    from .isolation import settle_site_table
+    for sid in site_ids:
+        with engine.connect() as conn:
+            table = fulltext.locate(conn, sid).table
+        if table:
+            settle_site_table(engine, database, table, stats.distinct_terms)
+
+
 # --- the sidecar overhead and FULLTEXT part ----------------------------------------------------
 
 def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Corpus, cfg: dict, run: dict) -> dict:
@@ -133,6 +145,7 @@ def _overhead(mdb: LocalMariaDB, keyring: Keyring, master_key: bytes, corpus: Co
                 stats.terms |= shared.terms
                 _log(f"{label}: + {shared.chunks} chunks of site {shared_site.id} in the same table")
             optimize_fulltext(engine, name, stats, count_nodes=n <= 10_000)
+            _settle_site_tables(engine, name, [site.id] + ([shared_site.id] if shared else []), stats)
             before, after = stats.nodes_before, stats.nodes_after
             _log(f"{label}: FULLTEXT optimized in {stats.optimize_passes} passes, {stats.optimize_s:.1f}s"
                  + (f"; word nodes {before[0]} -> {after[0]} for {after[1]} words" if after and before else ""))
@@ -334,9 +347,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=300, help="measured queries per kind and size (default 300)")
     ap.add_argument("--output", type=Path, default=RESULTS)
     ap.add_argument("--child-wp-turn", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--only", help=f"comma list of parts to run alone, replacing just their sections: "
+                                   f"{', '.join(STANDALONE)}")
     args = ap.parse_args(argv)
     if args.child_wp_turn:
         return _child_wp_turn(args.child_wp_turn, args.quick)
+    if args.only:
+        return _only([k.strip() for k in args.only.split(",") if k.strip()], args.output, args.quick)
 
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc)
@@ -375,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     index_heading = "## Indexing throughput"
     wp_heading = "## Plugin time per chat turn"
     main_sec = recall_sec = index_sec = wp_sec = None
+    standalone_secs: list[Section] = []
     try:
         with LocalMariaDB() as mdb:
             _log(f"MariaDB on port {mdb.port} in {mdb.dir}")
@@ -388,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
                                  _markdown_of("indexing"))
             wp_sec = _section("wp_turn", wp_heading, lambda: _wp_turn(args.quick, mdb.url),
                               lambda r: _own_heading(r["markdown"], wp_heading))
+            standalone_secs = _standalone(list(STANDALONE), mdb, master_key, args.quick)
     except Exception as exc:  # noqa: BLE001 - MariaDB did not start or stop: the rest still runs
         _log(f"MariaDB: {exc.__class__.__name__}: {exc}")
         traceback.print_exc()
@@ -420,10 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     retrieval_sec = _section("retrieval_eval", "## Retrieval quality",
                              lambda: _import("retrieval_eval").run(quick=args.quick),
                              _markdown_of("retrieval_eval"))
+    if not standalone_secs:  # MariaDB failed: the parts that need none still run
+        standalone_secs = _standalone(list(STANDALONE), None, master_key, args.quick)
     sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec, natural_sec, locomo_sec,
-                retrieval_sec, widget_sec, wp_sec]
+                retrieval_sec, widget_sec, wp_sec, *standalone_secs]
     for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec, natural_sec,
-              locomo_sec, widget_sec, retrieval_sec):  # run order
+              locomo_sec, widget_sec, retrieval_sec, *standalone_secs):  # run order
         run["timings"].append((s.heading.lstrip("# ").lower(), s.seconds))
 
     run["loadavg_end"] = loadavg()
@@ -459,6 +480,51 @@ def _markdown_of(name: str):
 def _given(**kwargs) -> dict:
     """Only the reduced sizes of a quick run; a full run uses each module's defaults."""
     return {k: v for k, v in kwargs.items() if v is not None}
+
+
+# Sections that stand on their own: a module's run() and markdown(), the heading it
+# writes. `--only a,b` runs just these and replaces their sections of RESULTS.md in
+# place; the full run includes them all. `db`: the part needs the bench's MariaDB.
+STANDALONE = {
+    "cleaning": ("## Document cleaning", False,
+                 lambda mdb, key, quick: _import("cleaning").run(**_given(runs=2 if quick else None))),
+    "conversations": ("## Conversation log", True,
+                      lambda mdb, key, quick: _import("conversations").run(mdb, key, quick=quick)),
+    "isolation": ("## Site isolation", True,
+                  lambda mdb, key, quick: _import("isolation").run(mdb, Keyring(key), quick=quick)),
+    "load": ("## Load: many visitors at once", False, lambda mdb, key, quick: _import("load").run(quick=quick)),
+    "streaming": ("## Streamed answers in the widget", True,
+                  lambda mdb, key, quick: _import("streaming").run(quick=quick, db_url=mdb.url)),
+}
+
+
+def _standalone(keys, mdb, master_key: bytes, quick: bool) -> list[Section]:
+    out = []
+    for key in keys:
+        heading, needs_db, fn = STANDALONE[key]
+        if needs_db and mdb is None:
+            out.append(Section(key, heading, error="the bench's MariaDB did not start"))
+            continue
+        out.append(_section(key, heading, lambda fn=fn: fn(mdb, master_key, quick), _markdown_of(key)))
+    return out
+
+
+def _only(keys: list[str], output: Path, quick: bool) -> int:
+    unknown = [k for k in keys if k not in STANDALONE]
+    if unknown:
+        raise SystemExit(f"--only: unknown part(s) {', '.join(unknown)}; known: {', '.join(STANDALONE)}")
+    master_key = hashlib.sha256(f"rtac-bench-{SEED}".encode()).digest()
+    from .retrieval_eval import write_section
+    if any(STANDALONE[k][1] for k in keys):
+        with LocalMariaDB() as mdb:
+            sections = _standalone(keys, mdb, master_key, quick)
+    else:
+        sections = _standalone(keys, None, master_key, quick)
+    for sec in sections:
+        if not quick:
+            write_section(output, sec.text(), sec.heading)
+        print(sec.text())
+    return 0 if all(s.ok for s in sections) else 1
 
 
 if __name__ == "__main__":

@@ -22,9 +22,16 @@ def _engine(cfg):
     return create_engine(cfg.database_url)
 
 
+def _keyring(cfg):
+    """The current master key, and any still accepted from before a rotation."""
+    from .crypto import Keyring
+    return Keyring(cfg.master_key, cfg.previous_master_keys)
+
+
 def cmd_init_db(args) -> int:
     from sqlalchemy import select
 
+    from . import fulltext
     from . import tables as t
     from .documents import refresh_search_text
     from .migrate import migrate
@@ -32,6 +39,12 @@ def cmd_init_db(args) -> int:
     engine = _engine(cfg)
     applied = migrate(engine)
     print(f"database ready ({'applied: ' + ', '.join(applied) if applied else 'already up to date'})")
+    synced = fulltext.sync_all(engine)  # each site's own FULLTEXT table, complete
+    for name in synced.dropped:
+        print(f"search table {name} of a removed site dropped")
+    for s in synced.sites:
+        if s.copied:
+            print(f"site {s.site_id}: {s.copied} chunk(s) copied into its search table {s.table}")
     with engine.connect() as conn:
         site_ids = conn.execute(select(t.sites.c.id).order_by(t.sites.c.id)).scalars().all()
     for site_id in site_ids:  # text prepared by an older release is searched the new way too
@@ -42,10 +55,9 @@ def cmd_init_db(args) -> int:
 
 
 def cmd_site_add(args) -> int:
-    from .crypto import Keyring
     from .sites import add_site
     cfg = _config()
-    site = add_site(_engine(cfg), Keyring(cfg.master_key), args.site_id, secret=args.secret,
+    site = add_site(_engine(cfg), _keyring(cfg), args.site_id, secret=args.secret,
                     default_lang=args.default_lang)
     print(f"site {site.id} added (default language {site.default_lang}).")
     print("Paste these into the plugin's settings (or wp-config.php):")
@@ -54,22 +66,80 @@ def cmd_site_add(args) -> int:
     return 0
 
 
+def cmd_site_rotate_secret(args) -> int:
+    from .sites import SECRET_GRACE_SECONDS, rotate_secret
+    cfg = _config()
+    grace = SECRET_GRACE_SECONDS if args.grace is None else args.grace
+    rotated = rotate_secret(_engine(cfg), _keyring(cfg), args.site_id, grace=grace)
+    print(f"site {args.site_id}: new secret. Paste it into the plugin's settings (or wp-config.php):")
+    print(f"  define('RTAC_SIDECAR_SECRET', '{rotated.secret}');")
+    if rotated.previous_valid_until is None:
+        print("The old secret is refused from now on (by running sidecars within 30 seconds).")
+    else:
+        print(f"The old secret stays valid until {rotated.previous_valid_until:%Y-%m-%d %H:%M:%S} UTC.")
+    return 0
+
+
+def cmd_site_remove(args) -> int:
+    from .sites import remove_site
+    if not args.yes:
+        print(f"rtac: this deletes site {args.site_id} and everything of it (pages, customers' memories and "
+              "conversations, unanswered questions, usage); it cannot be undone. Run again with --yes to do it.",
+              file=sys.stderr)
+        return 2
+    cfg = _config()
+    if not remove_site(_engine(cfg), args.site_id):
+        print(f"rtac: unknown site {args.site_id!r}", file=sys.stderr)
+        return 2
+    print(f"site {args.site_id} removed, with everything of it.")
+    return 0
+
+
+def cmd_site_budget(args) -> int:
+    from . import spending
+    from .sites import SiteRegistry
+    cfg = _config()
+    engine = _engine(cfg)
+    if args.clear:
+        spending.set_daily_budget(engine, args.site_id, None)
+    elif args.daily_usd is not None:
+        spending.set_daily_budget(engine, args.site_id, args.daily_usd)
+    site = SiteRegistry(engine, _keyring(cfg)).require(args.site_id)
+    with engine.connect() as conn:
+        status = spending.budget_status(conn, site, cfg)
+    cap = status["daily_budget_usd"]
+    if site.daily_budget_usd is not None:
+        where = "the site's own"
+    elif cap is not None:
+        where = "the default, RTAC_DAILY_BUDGET_USD"
+    else:
+        where = "none set here or in RTAC_DAILY_BUDGET_USD"
+    print(f"site {site.id}: daily cap {'none' if cap is None else f'{cap:.4f} USD'} ({where}); "
+          f"spent today (UTC, estimated) {status['spent_today_usd']:.4f} USD")
+    if args.clear or args.daily_usd is not None:
+        print("Running sidecars apply it within 30 seconds.")
+    return 0
+
+
 def cmd_serve(args) -> int:
     from gunicorn.app.base import BaseApplication
 
+    from . import serving  # reads the configuration
     from .app import create_app
-    app = create_app()
+    app = create_app(serving.CONFIG)
     svc = app.extensions["rtac"]
+    options = serving.settings(svc.config, bind=f"{args.host}:{args.port}", workers=args.workers,
+                               threads=args.threads, access_log=args.access_log)
     note = "" if svc.provider.name != "offline" else " (no vendor API key found: answers are quoted from the site's own information, marked degraded)"
-    print(f"rtac sidecar on http://{args.host}:{args.port} — provider {svc.provider.name}, model {svc.model}{note}",
-          flush=True)
+    print(f"rtac sidecar on http://{args.host}:{args.port} — provider {svc.provider.name}, model {svc.model}{note}; "
+          f"{options['workers']} workers x {options['threads']} threads, at most {svc.config.max_inflight} turns "
+          "at once (RTAC_MAX_INFLIGHT)", flush=True)
 
     class _Server(BaseApplication):
         def load_config(self):
-            for k, v in {"bind": f"{args.host}:{args.port}", "workers": args.workers, "threads": args.threads,
-                         "worker_class": "gthread", "timeout": 120, "accesslog": "-" if args.access_log else None,
-                         "preload_app": True}.items():
-                self.cfg.set(k, v)
+            for k, v in options.items():
+                if k in self.cfg.settings:  # an older gunicorn lacks some
+                    self.cfg.set(k, v)
 
         def load(self):
             return app
@@ -80,13 +150,12 @@ def cmd_serve(args) -> int:
 
 def cmd_import_wxr(args) -> int:
     from . import documents
-    from .crypto import Keyring
     from .sites import SiteRegistry
     from .validation import parse_documents
     from .wxr import parse_wxr
     cfg = _config()
     engine = _engine(cfg)
-    site = SiteRegistry(engine, Keyring(cfg.master_key)).require(args.site)
+    site = SiteRegistry(engine, _keyring(cfg)).require(args.site)
     items = list(parse_wxr(args.file, default_lang=args.default_lang or site.default_lang))
     docs = parse_documents({"documents": items}, site.default_lang) if items else []
     total = {"upserted": 0, "chunks": 0}
@@ -114,10 +183,9 @@ def _post(url: str, site_id: str, secret: str, path: str, payload: dict, method:
 
 
 def _site_secret(site_id: str) -> str:
-    from .crypto import Keyring
     from .sites import SiteRegistry
     cfg = _config()
-    return SiteRegistry(_engine(cfg), Keyring(cfg.master_key)).require(site_id).secret
+    return SiteRegistry(_engine(cfg), _keyring(cfg)).require(site_id).secret
 
 
 def _pinned(args, lang: str) -> list[dict]:
@@ -258,12 +326,28 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--secret", help="use this secret instead of a random one (16+ characters)")
     add.add_argument("--default-lang", default="en")
     add.set_defaults(func=cmd_site_add)
+    rs = site.add_parser("rotate-secret", help="give a site a new secret; the old one stays valid for a grace period")
+    rs.add_argument("site_id")
+    rs.add_argument("--grace", type=_seconds, default=None, metavar="SECONDS",
+                    help="how long the old secret stays valid (default 86400, a day; 0: refused at once)")
+    rs.set_defaults(func=cmd_site_rotate_secret)
+    rm = site.add_parser("remove", help="delete a site and everything of it")
+    rm.add_argument("site_id")
+    rm.add_argument("--yes", action="store_true", help="yes, delete it: nothing of it can be recovered")
+    rm.set_defaults(func=cmd_site_remove)
+    bud = site.add_parser("budget", help="show or set a site's daily spending cap (UTC days, estimated cost)")
+    bud.add_argument("site_id")
+    which = bud.add_mutually_exclusive_group()
+    which.add_argument("--daily-usd", metavar="N", help="the site's own cap in USD a day (0: no vendor calls)")
+    which.add_argument("--clear", action="store_true", help="drop the site's own cap: RTAC_DAILY_BUDGET_USD applies")
+    bud.set_defaults(func=cmd_site_budget)
 
     serve = sub.add_parser("serve", help="serve the HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8787)
-    serve.add_argument("--workers", type=int, default=2)
-    serve.add_argument("--threads", type=int, default=8)
+    serve.add_argument("--workers", type=int, default=None, help="worker processes (default 2, one per core)")
+    serve.add_argument("--threads", type=int, default=None,
+                       help="threads per worker (default RTAC_MAX_INFLIGHT + 16: every admitted turn gets one)")
     serve.add_argument("--access-log", action="store_true")
     serve.set_defaults(func=cmd_serve)
 
@@ -293,21 +377,31 @@ def build_parser() -> argparse.ArgumentParser:
                     help="then delete the site's page vectors of other models (once every sidecar runs the new one)")
     re.set_defaults(func=cmd_reembed)
 
-    rot = sub.add_parser("rotate-master-key", help="re-wrap every key with a new master key")
-    rot.add_argument("--new-key", required=True, help="base64 of 32 bytes; or '-' to read it from stdin")
+    rot = sub.add_parser("rotate-master-key",
+                         help="re-wrap every key with RTAC_MASTER_KEY (opening old ones with RTAC_MASTER_KEY_PREVIOUS)")
+    rot.add_argument("--new-key", help=argparse.SUPPRESS)  # the old, unsafe way: explained, refused
     rot.set_defaults(func=cmd_rotate)
     return p
 
 
+def _seconds(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be zero or more")
+    return value
+
+
 def cmd_reembed(args) -> int:
-    from .crypto import Keyring
     from .embedders import make_embedder
     from .embedding_queue import reembed_chunks
     from .memory.reembed import reembed_site
     from .sites import SiteRegistry
     cfg = _config()
     engine = _engine(cfg)
-    keyring = Keyring(cfg.master_key)
+    keyring = _keyring(cfg)
     site = SiteRegistry(engine, keyring).require(args.site)
     embedder = make_embedder(cfg)
     if cfg.retrieval == "hybrid":
@@ -319,16 +413,37 @@ def cmd_reembed(args) -> int:
     return 0
 
 
+_ROTATION_STEPS = """Rotating the master key, with no request refused:
+  1. on every sidecar set RTAC_MASTER_KEY to the new key and RTAC_MASTER_KEY_PREVIOUS
+     to the old one, and restart them (each then opens keys wrapped by either);
+  2. run `rtac rotate-master-key` (with that configuration) to re-wrap every key;
+  3. when it reports nothing left, remove RTAC_MASTER_KEY_PREVIOUS everywhere."""
+
+
 def cmd_rotate(args) -> int:
-    from .config import decode_master_key
-    from .crypto import Keyring
-    from .keys import rotate_master_key
+    from .keys import remaining, rewrap
+    if args.new_key is not None:
+        # Re-wrapping to a key the running sidecars do not hold strands every customer
+        # they serve until they restart.
+        print("rtac: --new-key is no longer used.\n" + _ROTATION_STEPS, file=sys.stderr)
+        return 2
     cfg = _config()
-    raw = sys.stdin.readline() if args.new_key == "-" else args.new_key
-    new = Keyring(decode_master_key(raw))
-    counts = rotate_master_key(_engine(cfg), Keyring(cfg.master_key), new)
-    print(f"re-wrapped {counts['sites']} site key(s) and {counts['spaces']} space key(s). "
-          "Set RTAC_MASTER_KEY to the new key and restart the sidecar now.")
+    engine = _engine(cfg)
+    keyring = _keyring(cfg)
+    done = rewrap(engine, keyring)
+    print(f"re-wrapped {done.sites} site key(s) and {done.spaces} space key(s) with master key "
+          f"{keyring.key_id.hex()} (RTAC_MASTER_KEY).")
+    for kid, n in sorted(done.unavailable.items()):
+        print(f"rtac: {n} key(s) are wrapped by master key {kid}, which is neither RTAC_MASTER_KEY nor in "
+              "RTAC_MASTER_KEY_PREVIOUS: add it there and run this again.", file=sys.stderr)
+    left = remaining(engine, keyring)
+    if left:
+        print(f"{left} key(s) are still wrapped by another master key: keep RTAC_MASTER_KEY_PREVIOUS and run "
+              "this again (a sidecar still running with only the old key may have created them).")
+        return 1
+    if cfg.previous_master_keys:
+        print("Every key is wrapped by RTAC_MASTER_KEY now: remove RTAC_MASTER_KEY_PREVIOUS from every "
+              "sidecar's configuration.")
     return 0
 
 

@@ -2,6 +2,16 @@
 
 Sources, later wins: built-in defaults < the INI file named by RTAC_CONFIG
 (section [rtac], keys are the env names lower-cased or not) < the environment.
+
+Master keys: RTAC_MASTER_KEY is the current one: every key wrapped from now on
+is wrapped with it. RTAC_MASTER_KEY_PREVIOUS (optional, a comma list of base64
+keys) names keys that are still accepted for unwrapping, never for wrapping.
+Each wrapped key's row records which master key wrapped it (`key_id`), so a
+sidecar opens it with that key or answers a clear, retryable 503. Rotation:
+1. on every sidecar set RTAC_MASTER_KEY to the new key and
+   RTAC_MASTER_KEY_PREVIOUS to the old one, and restart them;
+2. run `rtac rotate-master-key` (re-wraps whatever the old key still wraps);
+3. when it reports nothing left under a previous key, drop RTAC_MASTER_KEY_PREVIOUS.
 """
 from __future__ import annotations
 
@@ -25,8 +35,9 @@ _KEYS = (
     "GEMINI_API_KEY", "RTAC_GEMINI_BASE_URL",
     "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
     "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES", "RTAC_TURN_DEADLINE", "RTAC_PROVIDER_ATTEMPTS",
+    "RTAC_MAX_INFLIGHT",
     "RTAC_MEMORY", "RTAC_MEMORY_RECALL_DISTANCE", "RTAC_MEMORY_FORGET_DISTANCE", "RTAC_MEMORY_DEDUP_DISTANCE",
-    "RTAC_MEMORY_CAP", "RTAC_RETRIEVAL",
+    "RTAC_MEMORY_CAP", "RTAC_RETRIEVAL", "RTAC_MASTER_KEY_PREVIOUS", "RTAC_DAILY_BUDGET_USD",
 )
 RETRIEVALS = ("hybrid", "fulltext")
 
@@ -35,6 +46,8 @@ RETRIEVALS = ("hybrid", "fulltext")
 class Config:
     database_url: str
     master_key: bytes = field(repr=False)
+    # Master keys still accepted for unwrapping during a rotation (see the module's notes).
+    previous_master_keys: tuple[bytes, ...] = field(default=(), repr=False)
     provider: str = "offline"
     model: str = ""
     fallback_providers: tuple[str, ...] = ()
@@ -54,6 +67,9 @@ class Config:
     turn_deadline: float = 40.0
     provider_attempts: int = 3
     max_body_bytes: int = 2 * 1024 * 1024
+    # Turns in flight at once in one server (all its worker processes); beyond it a turn
+    # is answered 503 at once (retryable), never queued.
+    max_inflight: int = 128
     memory: bool = True
     memory_recall_distance: float = 0.130
     memory_forget_distance: float = 0.125
@@ -62,6 +78,8 @@ class Config:
     # hybrid: FULLTEXT and the embedder's vectors fused; fulltext: the lexical half alone
     # (no chunk embeddings, no query embedding unless memory needs one).
     retrieval: str = "hybrid"
+    # Every site's daily spending cap in USD unless the site has its own; None: no cap.
+    daily_budget_usd: float | None = None
 
     def api_key(self, provider: str) -> str:
         return self.api_keys.get(provider, "")
@@ -112,14 +130,38 @@ def _positive(values: Mapping[str, str], key: str, default: float) -> float:
     return value
 
 
-def decode_master_key(raw: str) -> bytes:
+def decode_master_key(raw: str, name: str = "RTAC_MASTER_KEY") -> bytes:
     try:
         key = base64.b64decode(raw.strip(), validate=True)
     except (binascii.Error, ValueError):
-        raise ConfigError("RTAC_MASTER_KEY must be base64 of 32 bytes (try: openssl rand -base64 32)") from None
+        raise ConfigError(f"{name} must be base64 of 32 bytes (try: openssl rand -base64 32)") from None
     if len(key) != 32:
-        raise ConfigError(f"RTAC_MASTER_KEY must decode to 32 bytes, got {len(key)}")
+        raise ConfigError(f"{name} must decode to 32 bytes, got {len(key)}")
     return key
+
+
+def _previous_master_keys(values: Mapping[str, str], current: bytes) -> tuple[bytes, ...]:
+    keys = []
+    for raw in values.get("RTAC_MASTER_KEY_PREVIOUS", "").split(","):
+        if raw.strip():
+            key = decode_master_key(raw, "RTAC_MASTER_KEY_PREVIOUS")
+            if key != current and key not in keys:
+                keys.append(key)
+    return tuple(keys)
+
+
+def _money(values: Mapping[str, str], key: str) -> float | None:
+    """An amount in USD, zero or more; unset is None."""
+    raw = values.get(key, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{key} must be an amount in US dollars, got {raw!r}") from None
+    if not 0 <= value < float("inf"):
+        raise ConfigError(f"{key} must be a finite amount, zero or more, got {raw!r}")
+    return value
 
 
 def load(environ: Mapping[str, str] | None = None) -> Config:
@@ -164,6 +206,7 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
     return Config(
         database_url=database_url,
         master_key=master_key,
+        previous_master_keys=_previous_master_keys(values, master_key),
         provider=provider,
         model=values.get("RTAC_MODEL", "").strip(),
         fallback_providers=fallbacks,
@@ -180,12 +223,14 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         turn_deadline=deadline,
         provider_attempts=_int(values, "RTAC_PROVIDER_ATTEMPTS", 3, minimum=1),
         max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=64 * 1024),
+        max_inflight=_int(values, "RTAC_MAX_INFLIGHT", 128, minimum=1),
         memory=_switch(values, "RTAC_MEMORY", True),
         memory_recall_distance=_positive(values, "RTAC_MEMORY_RECALL_DISTANCE", 0.130),
         memory_forget_distance=_positive(values, "RTAC_MEMORY_FORGET_DISTANCE", 0.125),
         memory_dedup_distance=_positive(values, "RTAC_MEMORY_DEDUP_DISTANCE", 0.12),
         memory_cap=_int(values, "RTAC_MEMORY_CAP", 1000, minimum=10),
         retrieval=retrieval,
+        daily_budget_usd=_money(values, "RTAC_DAILY_BUDGET_USD"),
     )
 
 

@@ -4,9 +4,12 @@ A batch is written in one transaction, so a failing document leaves no partial
 write, and committed before anyone searches (FULLTEXT sees committed rows only).
 An unchanged document (same content hash) keeps its chunks untouched.
 
-The same transaction keeps the site's term statistics in step (lexicon) and queues
-each new chunk's embedding (embedding_queue): the text is searchable by FULLTEXT the
-moment it commits, and by meaning once a worker has embedded it.
+The same transaction keeps the site's term statistics in step (lexicon), copies the
+new chunks' search text into the site's FULLTEXT table (fulltext; a deleted chunk's
+row goes with it by its foreign key) and queues each new chunk's embedding
+(embedding_queue): the text is searchable by FULLTEXT the moment it commits, and by
+meaning once a worker has embedded it. The site's FULLTEXT table is made sure of
+before the transaction writes anything: creating one commits implicitly.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from . import embedding_queue, lexicon
+from . import embedding_queue, fulltext, lexicon
 from . import tables as t
 from .chunking import chunk_text
 from .conversations import utcnow
@@ -47,7 +50,9 @@ def _hash(doc: DocumentInput, text: str) -> bytes:
 
 
 def upsert(conn: Connection, site_id: str, docs: list[DocumentInput]) -> dict:
+    ft = fulltext.writable(conn, site_id)
     upserted = chunks_written = 0
+    written: list[int] = []  # documents given new chunks
     for doc in docs:
         text = html_to_text(doc.content)
         # WordPress titles carry entities and inline markup too ("Media &amp; Text").
@@ -75,11 +80,13 @@ def upsert(conn: Connection, site_id: str, docs: list[DocumentInput]) -> dict:
         if pieces:
             rows = [chunk_row(site_id, doc_id, doc.lang, i, doc.title, piece) for i, piece in enumerate(pieces)]
             conn.execute(insert(t.chunks), rows)
+            written.append(doc_id)
             lexicon.add(conn, site_id, (r["search_text"] for r in rows))
             embedding_queue.enqueue_document(conn, site_id, doc_id)
         bump_content_version(conn, site_id)
         upserted += 1
         chunks_written += len(pieces)
+    fulltext.copy_documents(conn, ft, site_id, written)
     return {"upserted": upserted, "chunks": chunks_written}
 
 
@@ -90,6 +97,7 @@ def chunk_row(site_id: str, doc_id: int, lang: str, seq: int, title: str, piece:
 
 
 def _drop_chunks(conn: Connection, site_id: str, doc_id: int) -> None:
+    # Their rows in the site's FULLTEXT table go with them (ON DELETE CASCADE).
     old = conn.execute(select(t.chunks.c.search_text).where(
         t.chunks.c.site_id == site_id, t.chunks.c.document_id == doc_id).with_for_update()).scalars().all()
     lexicon.remove(conn, site_id, old)
@@ -111,7 +119,10 @@ def remove(conn: Connection, site_id: str, source: str, source_id: str) -> int:
 def refresh_search_text(engine, site_id: str, batch: int = 500) -> int:
     """After an upgrade that changed how text is prepared (searchtext.VERSION): rewrite
     the site's older chunks' search text and term counts, then recount its term
-    statistics. Batches commit on their own; a cut-short run resumes where it stopped."""
+    statistics. Batches commit on their own; a cut-short run resumes where it stopped.
+    The site's FULLTEXT table gets the new text in the same transactions."""
+    with engine.connect() as conn:
+        ft = fulltext.writable(conn, site_id)
     done = 0
     while True:
         with engine.begin() as conn:
@@ -121,11 +132,14 @@ def refresh_search_text(engine, site_id: str, batch: int = 500) -> int:
                       & (t.documents.c.site_id == t.chunks.c.site_id))
                 .where(t.chunks.c.site_id == site_id, t.chunks.c.search_version < SEARCH_VERSION)
                 .order_by(t.chunks.c.id).limit(batch).with_for_update()).all()
+            texts = []
             for r in rows:
                 search_text = index_text(f"{r.title}\n{r.content}", r.lang)
                 conn.execute(update(t.chunks).where(t.chunks.c.id == r.id).values(
                     search_text=search_text, term_count=lexicon.term_count(search_text),
                     search_version=SEARCH_VERSION))
+                texts.append({"chunk_id": r.id, "lang": r.lang, "search_text": search_text})
+            fulltext.rewrite(conn, ft, texts)
             if rows:
                 bump_content_version(conn, site_id)
         done += len(rows)

@@ -62,6 +62,14 @@ class DatabaseUnavailable(RtacError):
     retryable = True
 
 
+class OverCapacity(RtacError):
+    """As many turns as the server may hold are in flight (RTAC_MAX_INFLIGHT)."""
+
+    status = 503
+    code = "over_capacity"
+    retryable = True
+
+
 class ProviderError(RtacError):
     """A model vendor failed. Carries the vendor's HTTP status (None for timeouts and
     connection errors) and whether the same request may succeed when retried."""
@@ -80,6 +88,19 @@ class ProviderError(RtacError):
             retryable = http_status is None or http_status in self.RETRYABLE_STATUSES
         self.retryable = retryable
         self.retry_after = retry_after
+
+
+class StreamBroken(ProviderError):
+    """A vendor failed after part of its answer had been streamed. That part is out
+    already, so the answer is never retried (the turn ends with the offline answer);
+    `http_status` is the vendor's and `partial` the text it had sent."""
+
+    code = "provider_stream_broken"
+
+    def __init__(self, cause: ProviderError, partial: str = ""):
+        super().__init__(cause.provider, f"broken mid-stream: {cause.message.removeprefix(cause.provider + ': ')}",
+                         http_status=cause.http_status, retryable=False)
+        self.partial = partial
 
 
 class ProviderNotConfigured(ProviderError):

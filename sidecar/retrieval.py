@@ -19,6 +19,13 @@
   follow-up ("and how much is that?") is retrieved with what the conversation is
   about, while the current message still decides.
 
+Each site is ranked in its own FULLTEXT table (fulltext.py): InnoDB scores every
+posting of the query's words in an index before the site filter applies, so in one
+index for all sites a small site paid for the biggest one's text. A site whose
+table is not filled yet (an upgraded database before `rtac init-db`) is ranked in
+the shared index of rtac_chunks, as before. The candidates' text for BM25 is read
+from the table that ranked them, the winners' content from rtac_chunks by id.
+
 InnoDB's FULLTEXT index only sees committed rows, so documents are always written in
 their own committed transaction before use.
 """
@@ -27,10 +34,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from functools import lru_cache
+
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
-from . import lexicon, vectors
+from . import fulltext, lexicon, vectors
 from .searchtext import query_terms
 
 TOP_K = 8
@@ -39,16 +49,60 @@ MODES = ("hybrid", "lexical", "vector")
 # Rank ids alone, then read the few winners: selecting the text in the ranking
 # statement makes the server sort every match with its text in an on-disk temporary
 # table.
-_RANK = text(
+_SHARED_RANK = text(
     "SELECT c.id, MATCH(c.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
     " FROM rtac_chunks c"
     " WHERE c.site_id = :site AND c.lang = :lang"
     " AND MATCH(c.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
     " ORDER BY score DESC, c.id LIMIT :k"
 )
-_TERMS = text(
+
+
+_SHARED_TERMS = text(
     "SELECT c.id, c.search_text, c.term_count FROM rtac_chunks c WHERE c.site_id = :site AND c.id IN :ids"
 ).bindparams(bindparam("ids", expanding=True))
+
+
+@lru_cache(maxsize=None)
+def _site_statements(table: str):
+    """The ranking statement in a site's table, and the candidates' text read back from
+    it (rows the ranking has just read: the site's own pages, warm)."""
+    # `table` is fulltext.table_name()'s: "rtac_ft_" and digits, never a site id.
+    rank = text(
+        f"SELECT f.chunk_id AS id, MATCH(f.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
+        f" FROM {table} f"
+        " WHERE f.site_id = :site AND f.lang = :lang"
+        " AND MATCH(f.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
+        " ORDER BY score DESC, f.chunk_id LIMIT :k"
+    )
+    terms = text(
+        f"SELECT f.chunk_id AS id, f.search_text FROM {table} f WHERE f.site_id = :site AND f.chunk_id IN :ids"
+    ).bindparams(bindparam("ids", expanding=True))
+    return rank, terms
+
+
+def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> list[tuple[int, str, int]]:
+    """(chunk id, search text, term count) of the best FULLTEXT matches, unordered."""
+    if where.table is not None:
+        rank, terms = _site_statements(where.table)
+        try:
+            ids = [r.id for r in conn.execute(rank, params)]
+        except DBAPIError as exc:
+            # Its table gone (dropped by hand): the shared index holds the same text.
+            if not fulltext.is_missing_table(exc):
+                raise
+        else:
+            if not ids:
+                return []
+            return [(r.id, r.search_text, lexicon.term_count(r.search_text))
+                    for r in conn.execute(terms, {"site": params["site"], "ids": ids})]
+    ids = [r.id for r in conn.execute(_SHARED_RANK, params)]
+    if not ids:
+        return []
+    return [(r.id, r.search_text, r.term_count)
+            for r in conn.execute(_SHARED_TERMS, {"site": params["site"], "ids": ids})]
+
+
 _FETCH = text(
     "SELECT c.id, c.content, c.lang, d.title, d.url"
     " FROM rtac_chunks c JOIN rtac_documents d ON d.id = c.document_id AND d.site_id = c.site_id"
@@ -112,9 +166,9 @@ class Retriever:
                  mode: str = "hybrid") -> list[Chunk]:
         if k <= 0 or mode not in MODES:
             return []
-        version = vectors.content_version(conn, site_id)
-        lexical = self.lexical(conn, site_id, default_lang, query, version) if mode != "vector" else []
-        matrix, v = self._matrix(conn, site_id, query, version) if mode != "lexical" else (None, None)
+        where = fulltext.locate(conn, site_id)
+        lexical = self.lexical(conn, site_id, default_lang, query, where=where) if mode != "vector" else []
+        matrix, v = self._matrix(conn, site_id, query, where.version) if mode != "lexical" else (None, None)
         dense = matrix.nearest(v, self.settings.candidates) if matrix is not None else []
         if mode == "lexical" or not dense:
             ranked = [(h.id, h.score) for h in lexical[:k]]
@@ -127,16 +181,18 @@ class Retriever:
     # --- the lexical half -----------------------------------------------------------
 
     def lexical(self, conn: Connection, site_id: str, default_lang: str, query: Query,
-                version: int | None = None) -> list[Hit]:
+                version: int | None = None, where: fulltext.SiteIndex | None = None) -> list[Hit]:
         """Candidates in the visitor's language by BM25, best first, then the default
         language's: the visitor language's pages speak to the visitor, and the default
         language's fill in when it has fewer than asked."""
-        version = vectors.content_version(conn, site_id) if version is None else version
-        ranked = [Hit(cid, s, query.lang) for cid, s in self._lexical_in(conn, site_id, query, query.lang, version)]
+        where = where or fulltext.locate(conn, site_id)
+        if version is not None:
+            where = fulltext.SiteIndex(version, where.table)
+        ranked = [Hit(cid, s, query.lang) for cid, s in self._lexical_in(conn, site_id, query, query.lang, where)]
         if len(ranked) < self.settings.candidates and default_lang != query.lang:
             seen = {h.id for h in ranked}
             ranked += [Hit(cid, s, default_lang)
-                       for cid, s in self._lexical_in(conn, site_id, query, default_lang, version) if cid not in seen]
+                       for cid, s in self._lexical_in(conn, site_id, query, default_lang, where) if cid not in seen]
         return ranked
 
     def _weights(self, query: Query, target_lang: str) -> dict[str, float]:
@@ -147,18 +203,17 @@ class Retriever:
         return weights
 
     def _lexical_in(self, conn: Connection, site_id: str, query: Query, lang: str,
-                    version: int) -> list[tuple[int, float]]:
+                    where: fulltext.SiteIndex) -> list[tuple[int, float]]:
         weights = self._weights(query, lang)
         if not weights:
             return []
-        ids = [r.id for r in conn.execute(_RANK, {"q": " ".join(weights), "site": site_id, "lang": lang,
-                                                  "k": self.settings.candidates})]
-        if not ids:
+        found = _candidates(conn, where, {"q": " ".join(weights), "site": site_id, "lang": lang,
+                                          "k": self.settings.candidates})
+        if not found:
             return []
-        stats = self.stats.get(conn, site_id, version)
+        stats = self.stats.get(conn, site_id, where.version)
         dfs = lexicon.document_frequencies(conn, site_id, weights)
-        scored = [(r.id, lexicon.bm25(weights, r.search_text, r.term_count, dfs, stats))
-                  for r in conn.execute(_TERMS, {"site": site_id, "ids": list(ids)})]
+        scored = [(cid, lexicon.bm25(weights, search_text, length, dfs, stats)) for cid, search_text, length in found]
         scored.sort(key=lambda s: (-s[1], s[0]))
         return scored
 
@@ -232,7 +287,7 @@ def search(conn: Connection, site_id: str, lang: str, question: str, k: int = TO
     """The lexical half in one language: FULLTEXT candidates ranked by BM25."""
     if k <= 0:
         return []
-    ranked = _LEXICAL._lexical_in(conn, site_id, Query(question, lang), lang, vectors.content_version(conn, site_id))
+    ranked = _LEXICAL._lexical_in(conn, site_id, Query(question, lang), lang, fulltext.locate(conn, site_id))
     return _fetch(conn, site_id, ranked[:k])
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
+from . import spending
 from .config import Config
 from .conversations import purge_expired
 from .crypto import Keyring
@@ -21,7 +22,8 @@ from .providers.base import Provider
 from .providers.chain import ProviderChain, RetryPolicy
 from .retrieval import Retriever
 from .signing import NonceStore
-from .sites import SiteRegistry
+from .sites import SiteRegistry, purge_expired_secrets
+from .spaces import PURGE_BATCH, purge_idle
 
 log = logging.getLogger("rtac")
 
@@ -47,7 +49,7 @@ class Services:
         server); without it, queued work waits for `memory.run_pending()` and
         `indexing.drain()` (tests, the CLI)."""
         engine = engine or create_engine(config.database_url)
-        keyring = Keyring(config.master_key)
+        keyring = Keyring(config.master_key, config.previous_master_keys)
         sites = SiteRegistry(engine, keyring)
         chain = build_chain(config)
         hybrid = config.retrieval == "hybrid"
@@ -61,7 +63,8 @@ class Services:
                                       forget_distance=config.memory_forget_distance,
                                       dedup_distance=config.memory_dedup_distance, cap=config.memory_cap)
             memory = Memory(engine, sites, keyring, chain, embedder, settings,
-                            timeout=config.provider_timeout, background=background)
+                            timeout=config.provider_timeout, background=background,
+                            over_budget=lambda conn, site: spending.over_budget(conn, site, config))
         return cls(config=config, engine=engine, keyring=keyring, sites=sites, nonces=NonceStore(engine),
                    chain=chain, embedder=embedder, retriever=retriever, indexing=indexing, memory=memory)
 
@@ -74,7 +77,8 @@ class Services:
         return self.chain.links[0][1] if self.chain.links else self.chain.offline.default_model
 
     def maybe_maintain(self, every: float = 600.0) -> None:
-        """Expired nonces and turns past retention go, at most once per `every`
+        """Expired nonces, turns past retention, spaces idle that long with nothing in
+        them and signing secrets past their grace period go, at most once per `every`
         seconds per process, in a background thread: never on a visitor's clock."""
         now = time.monotonic()
         if now - self._last_maintenance < every or not self._maintenance_lock.acquire(blocking=False):
@@ -86,6 +90,12 @@ class Services:
                 self.nonces.purge()
                 with self.engine.begin() as conn:
                     purge_expired(conn, self.config.retention_days)
+                while True:  # in batches, each its own short transaction
+                    with self.engine.begin() as conn:
+                        if purge_idle(conn, self.config.retention_days) < PURGE_BATCH:
+                            break
+                with self.engine.begin() as conn:
+                    purge_expired_secrets(conn)
             except Exception:  # maintenance must never take a worker down
                 log.exception("maintenance failed")
             finally:

@@ -4,7 +4,12 @@
         ts + "\\n" + METHOD + "\\n" + path + "\\n" + nonce + "\\n" + hex(sha256(body))))
 
 A request is accepted once: its nonce is stored in the database (so every worker
-and host agrees) and its timestamp must be within five minutes of ours.
+and host agrees) and its timestamp must be within five minutes of ours. During a
+secret's grace period after `rtac site rotate-secret` either secret signs.
+
+An unknown site id is refused after the same work as a known one's bad signature
+(a lookup, then the same number of HMACs and comparisons, against a secret nobody
+knows), so response times do not tell which site ids exist.
 """
 from __future__ import annotations
 
@@ -25,6 +30,10 @@ from .errors import Unauthorized
 from .sites import Site
 
 MAX_SKEW = 300
+# Secrets a signature is checked against, always this many: the current one and the
+# one in its grace period, or a decoy in its place.
+_CANDIDATES = 2
+_DECOY_SECRET = secrets.token_urlsafe(32)  # per process: it signs nothing anyone sent
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 # ASCII digits only: str.isdigit() accepts '²' and other digits int() rejects.
 _TIMESTAMP = re.compile(r"^[0-9]{1,15}$")
@@ -64,9 +73,22 @@ class NonceStore:
             return conn.execute(delete(t.nonces).where(t.nonces.c.seen_at < cutoff)).rowcount
 
 
+def _matches(site: Site | None, given: bytes, ts: str, method: str, path: str, nonce: str, body: bytes,
+             now: float) -> bool:
+    accepted = list(site.accepted_secrets(now)) if site is not None else []
+    candidates = (accepted + [_DECOY_SECRET] * _CANDIDATES)[:_CANDIDATES]
+    ok = False
+    for secret in candidates:  # no early exit: every candidate costs the same
+        ok |= hmac.compare_digest(signature(secret, ts, method, path, nonce, body).encode(), given)
+    return ok and site is not None
+
+
 def verify(headers: Mapping[str, str], method: str, path: str, body: bytes,
            find_site: Callable[[str], Site | None], nonces: NonceStore,
-           now: float | None = None) -> Site:
+           now: float | None = None, refresh_site: Callable[[str], Site | None] | None = None) -> Site:
+    """The signed site, or Unauthorized. `refresh_site` (e.g. SiteRegistry.refresh),
+    when given, is asked once more after a mismatch: a site whose secret was just
+    rotated, or that was just added, is served at once despite a cached copy."""
     site_id = headers.get("X-Rtac-Site", "")
     ts = headers.get("X-Rtac-Timestamp", "")
     nonce = headers.get("X-Rtac-Nonce", "")
@@ -74,15 +96,20 @@ def verify(headers: Mapping[str, str], method: str, path: str, body: bytes,
     if not (site_id and ts and nonce and sig):
         raise Unauthorized("missing signature headers (X-Rtac-Site, -Timestamp, -Nonce, -Signature)",
                            code="missing_signature")
-    if not _TIMESTAMP.fullmatch(ts) or abs((time.time() if now is None else now) - int(ts)) > MAX_SKEW:
+    now = time.time() if now is None else now
+    if not _TIMESTAMP.fullmatch(ts) or abs(now - int(ts)) > MAX_SKEW:
         raise Unauthorized("timestamp is more than 300 seconds off; check the clocks", code="stale_timestamp")
     if not _NONCE.fullmatch(nonce):
         raise Unauthorized("nonce must be 16-128 characters of [A-Za-z0-9_-]", code="bad_nonce")
-    site = find_site(site_id)
-    # The same answer for an unknown site and a bad signature: no probing for site ids.
     # Compared as bytes: compare_digest raises TypeError on a non-ASCII str header.
-    if site is None or not hmac.compare_digest(signature(site.secret, ts, method, path, nonce, body).encode(),
-                                               sig.lower().encode("utf-8", "replace")):
+    given = sig.lower().encode("utf-8", "replace")
+    site = find_site(site_id)
+    ok = _matches(site, given, ts, method, path, nonce, body, now)
+    if not ok and refresh_site is not None:
+        site = refresh_site(site_id)
+        ok = _matches(site, given, ts, method, path, nonce, body, now)
+    # The same answer for an unknown site and a bad signature: no probing for site ids.
+    if not ok:
         raise Unauthorized("signature does not match", code="bad_signature")
     if not nonces.claim(site.id, nonce):
         raise Unauthorized("nonce was already used", code="replayed_nonce")

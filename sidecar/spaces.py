@@ -4,13 +4,17 @@ Identity is `wp:<user id>` for logged-in WordPress users (their memory follows
 them across devices) and the opaque cookie id otherwise. It is stored only as a
 keyed hash under the site key. Erasing a space deletes its row and with it the
 wrapped key, so anything sealed under that key is unreadable from then on.
+
+A space that never came to hold anything (no memories, conversations, queued
+work or unanswered questions asked) is purged once it has been idle for the
+retention period: every new visitor creates one.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, literal, literal_column, select, update
 from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import func
@@ -50,33 +54,58 @@ def space_key_aad(site_id: str, identity_hash: bytes) -> str:
     return f"rtac/space-key/{site_id}/{identity_hash.hex()}"
 
 
+# A space last seen longer ago than this is marked seen again when a turn resolves
+# it, under a row lock, before the turn writes anything: the purge of idle spaces
+# (idle for at least a day) then cannot take a space a turn is using.
+_REFRESH_SEEN_AFTER_SECONDS = 3600
+
+
+def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
+    s = t.spaces.c
+    stale = s.last_seen_at < func.now() - literal_column(f"INTERVAL {_REFRESH_SEEN_AFTER_SECONDS} SECOND")
+    q = (select(s.id, s.wrapped_key, s.key_id, s.memory_version, stale.label("stale"))
+         .where(s.site_id == site.id, s.identity_hash == ih))
+    return conn.execute(q.with_for_update() if lock else q).first()
+
+
+def _open(keyring: Keyring, site: Site, ih: bytes, row) -> Space:
+    return Space(row.id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, ih), row.key_id),
+                 row.memory_version)
+
+
 def find_space(conn: Connection, keyring: Keyring, site: Site, identity: str) -> Space | None:
     ih = _identity_hash(site, identity)
-    row = conn.execute(
-        select(t.spaces.c.id, t.spaces.c.wrapped_key, t.spaces.c.memory_version)
-        .where(t.spaces.c.site_id == site.id, t.spaces.c.identity_hash == ih)
-    ).first()
-    if row is None:
-        return None
-    return Space(row.id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, ih)), row.memory_version)
+    row = _space_row(conn, site, ih)
+    return _open(keyring, site, ih, row) if row is not None else None
 
 
 def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str) -> Space:
     """The customer's space, created on first contact. Safe under concurrent first
-    turns: the unique (site, identity_hash) key decides which insert wins."""
-    space = find_space(conn, keyring, site, identity)
-    if space is not None:
-        return space
+    turns: the unique (site, identity_hash) key decides which insert wins; and
+    against the purge of idle spaces: see _REFRESH_SEEN_AFTER_SECONDS."""
     ih = _identity_hash(site, identity)
+    row = _space_row(conn, site, ih)
+    if row is not None and not row.stale:
+        return _open(keyring, site, ih, row)
+    # Locking reads from here: they see rows committed since this transaction began
+    # (a concurrent first turn's insert, a purge's delete), which a plain read would not.
+    if row is not None:
+        row = _space_row(conn, site, ih, lock=True)
+        if row is not None:
+            conn.execute(update(t.spaces).where(t.spaces.c.id == row.id).values(last_seen_at=func.now()))
+            return _open(keyring, site, ih, row)
+    # Insert first, then read: the insert waits for a concurrent first turn's insert of
+    # the same identity and is then ignored (a locking read before it would deadlock
+    # with that turn's own).
     conn.execute(
         mysql_insert(t.spaces)
         .values(site_id=site.id, identity_hash=ih, key_id=keyring.key_id,
                 wrapped_key=keyring.wrap(new_key(), space_key_aad(site.id, ih)))
         .prefix_with("IGNORE")
     )
-    space = find_space(conn, keyring, site, identity)
-    assert space is not None
-    return space
+    row = _space_row(conn, site, ih, lock=True)
+    assert row is not None
+    return _open(keyring, site, ih, row)
 
 
 def touch(conn: Connection, space: Space) -> None:
@@ -91,9 +120,33 @@ def erase_space(conn: Connection, site: Site, identity: str) -> bool:
 
 
 def space_by_id(conn: Connection, keyring: Keyring, site: Site, space_id: int) -> Space | None:
-    row = conn.execute(select(t.spaces.c.identity_hash, t.spaces.c.wrapped_key, t.spaces.c.memory_version)
+    row = conn.execute(select(t.spaces.c.identity_hash, t.spaces.c.wrapped_key, t.spaces.c.key_id,
+                              t.spaces.c.memory_version)
                        .where(t.spaces.c.site_id == site.id, t.spaces.c.id == space_id)).first()
     if row is None:
         return None
-    return Space(space_id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, row.identity_hash)),
+    return Space(space_id, site.id,
+                 keyring.unwrap(row.wrapped_key, space_key_aad(site.id, row.identity_hash), row.key_id),
                  row.memory_version)
+
+
+# Everything that makes a space worth keeping: a row in any of these, of the space.
+SPACE_DATA = (t.memories, t.conversations, t.memory_jobs, t.unanswered_askers)
+
+
+PURGE_BATCH = 500
+
+
+def purge_idle(conn: Connection, idle_days: int, batch: int = PURGE_BATCH) -> int:
+    """Delete spaces that hold nothing and were last seen more than `idle_days` ago,
+    at most `batch` of them. One conditional statement: idleness and emptiness are
+    checked by the delete itself on the rows it locks. A turn marks a space seen
+    (resolve_space, under the same row lock) before it writes anything there, so
+    either the turn comes first and the space is no longer idle, or the purge comes
+    first and the turn, finding no space, creates a fresh one."""
+    s = t.spaces
+    stmt = delete(s).where(s.c.last_seen_at < func.now() - literal_column(f"INTERVAL {int(idle_days)} DAY"))
+    for table in SPACE_DATA:
+        stmt = stmt.where(~select(literal(1)).where(table.c.site_id == s.c.site_id,
+                                                    table.c.space_id == s.c.id).exists())
+    return conn.execute(stmt.with_dialect_options(mysql_limit=batch)).rowcount

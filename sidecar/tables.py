@@ -26,6 +26,11 @@ sites = Table(
     Column("default_lang", String(16)),
     Column("created_at", DateTime),
     Column("content_version", Integer),
+    Column("previous_secret_enc", LargeBinary),
+    Column("previous_secret_expires_at", DateTime),
+    Column("daily_budget_usd", Numeric(12, 4)),
+    Column("ft_shard", Integer),  # the number of its FULLTEXT table, rtac_ft_<n> (fulltext.py)
+    Column("ft_ready", Boolean),
 )
 
 spaces = Table(
@@ -74,6 +79,13 @@ conversations = Table(
     Column("space_id", BigInteger),
     Column("created_at", DateTime),
     Column("updated_at", DateTime),
+    Column("lang", String(16)),
+    Column("turn_count", Integer),
+    Column("last_seq", Integer),
+    Column("unanswered", Boolean),
+    Column("degraded", Boolean),
+    Column("lead_captured", Boolean),
+    Column("forgot", Boolean),
 )
 
 turns = Table(
@@ -91,6 +103,9 @@ turns = Table(
     Column("provider", String(32)),
     Column("model", String(128)),
     Column("created_at", DateTime),
+    Column("lead_captured", Boolean),
+    Column("forgot", Boolean),
+    Column("grounding", String(8)),
 )
 
 usage = Table(
@@ -107,6 +122,7 @@ usage = Table(
     Column("cache_creation_input_tokens", Integer),
     Column("cost_usd", Numeric(14, 8)),
     Column("uncached_cost_usd", Numeric(14, 8)),
+    Column("price_corrections", Integer),
     Column("created_at", DateTime),
 )
 
@@ -122,6 +138,16 @@ unanswered = Table(
     Column("first_asked", DateTime),
     Column("last_asked", DateTime),
     Column("status", String(16)),
+)
+
+unanswered_askers = Table(
+    "rtac_unanswered_askers", metadata,
+    Column("id", BigInteger, primary_key=True),
+    Column("site_id", String(64)),
+    Column("unanswered_id", BigInteger),
+    Column("space_id", BigInteger),
+    Column("lang", String(16)),
+    Column("asked_at", DateTime),
 )
 
 nonces = Table(

@@ -17,16 +17,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from . import unanswered, usage
+from . import spending, unanswered, usage
 from .budget import Packed, pack
-from .conversations import QueryVector, append_turn, find_conversation, history_turns, new_conversation_id
+from .conversations import (QueryVector, append_turn, find_conversation, grounding_class, history_turns,
+                            new_conversation_id)
 from .memory.forget import readback
 from .memory.recall import Recalled
 from .memory.store import MemoryStore
+from .price_check import PriceCheck
 from .prompt import build
 from .providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry
 from .query_embedding import QueryEmbedding
-from .reply import REPLY_SCHEMA, Reply, parse_reply
+from .reply import REPLY_SCHEMA, Reply, clean_text, parse_reply
 from .retrieval import Query
 from .services import Services
 from .sites import Site
@@ -49,6 +51,7 @@ class PreparedTurn:
     embedding: QueryEmbedding
     packed: Packed
     request: ChatRequest
+    over_budget: bool = False  # the site's daily spending cap is reached: no vendor call
 
 
 def _query(inp: ChatInput, embedding: QueryEmbedding, past) -> Query:
@@ -76,6 +79,7 @@ def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
         if svc.memory is not None:
             recalled = svc.memory.recall(conn, space, inp.message, embedding, inp.lang)
+        over_budget = spending.over_budget(conn, site, cfg)
     past = past[-cfg.history_turns:] if cfg.history_turns else []
     is_new = conversation_id is None
 
@@ -92,22 +96,37 @@ def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
         grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved,
                             similarity=embedding.similarity if svc.embedder is not None else None))
     return PreparedTurn(site, inp, space, conversation_id or new_conversation_id(), is_new, recalled, embedding,
-                        packed, request)
+                        packed, request, over_budget)
 
 
-def decide(svc: Services, turn: PreparedTurn, result: ChatResult) -> tuple[Reply, ChatResult]:
-    """What the application makes of the model's answer: parsed and clamped, never empty."""
+def vendor_allowed(svc: Services, turn: PreparedTurn) -> bool:
+    if turn.over_budget:
+        log.info("site %s is over its daily spending cap: answering offline", turn.site.id)
+    return not turn.over_budget
+
+
+def decide(svc: Services, turn: PreparedTurn, result: ChatResult) -> tuple[Reply, ChatResult, int]:
+    """What the application makes of the model's answer: parsed and clamped, never
+    empty, every amount of money checked; returns the reply, the result it came from
+    and how many sentences the price check repaired."""
+    # The vendor names the model it used: that name is the vendor's text too.
+    result = replace(result, model=clean_text(result.model)[:128])
     reply = parse_reply(result.text)
     if not reply.reply:  # an empty answer helps nobody: quote the knowledge instead
         result = svc.chain.offline.chat(turn.request)
         reply = parse_reply(result.text)
+    check = PriceCheck(turn.packed.pinned, turn.packed.retrieved, turn.inp.lang)  # what the model was shown
+    checked = check.check(reply.reply)
+    if checked.corrections:
+        log.info("price check repaired %d sentence(s)", checked.corrections)
+    reply = replace(reply, reply=checked.text, quick_replies=[q for q in reply.quick_replies if check.passes(q)])
     if result.degraded and svc.provider.name != "offline":
-        # Every vendor failed: the visitor may need a person, so offer the contact card.
+        # Every vendor failed (or the cap is reached): the visitor may need a person.
         reply = replace(reply, action="show_contact", forget=[])
-    return reply, result
+    return reply, result, checked.corrections
 
 
-def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult) -> dict:
+def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult, price_corrections: int = 0) -> dict:
     """Forget, store, count and answer, in one short transaction."""
     inp, space = turn.inp, turn.space
     forgotten: list[str] = []
@@ -120,10 +139,13 @@ def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult) 
                              reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
                              degraded=result.degraded, provider=result.provider, model=result.model,
                              query=QueryVector(turn.embedding.model, turn.embedding.get())
-                             if turn.embedding.made else None)
-        usage.record(conn, turn.site.id, stored.id, result.provider, result.model, result.usage)
+                             if turn.embedding.made else None,
+                             sources=turn.packed.sources(), lead_captured=inp.lead_captured, forgot=bool(forgotten),
+                             grounding=grounding_class(inp.lang, [e.lang for e in turn.packed.retrieved]))
+        usage.record(conn, turn.site.id, stored.id, result.provider, result.model, result.usage,
+                     price_corrections=price_corrections)
         if reply.unanswered:
-            unanswered.record(conn, turn.site, inp.message, inp.lang, inp.page_url)
+            unanswered.record(conn, turn.site, inp.message, inp.lang, inp.page_url, space=space)
         if svc.memory is not None and svc.memory.extracts:
             svc.memory.enqueue(conn, space, turn.conversation_id, stored.seq, inp.lang)
         touch(conn, space)
@@ -149,5 +171,6 @@ def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult) 
 
 def chat_turn(svc: Services, site: Site, inp: ChatInput) -> dict:
     turn = prepare(svc, site, inp)
-    reply, result = decide(svc, turn, svc.chain.chat(turn.request).result)
-    return finish(svc, turn, reply, result)
+    answer = svc.chain.chat(turn.request).result if vendor_allowed(svc, turn) else svc.chain.offline.chat(turn.request)
+    reply, result, corrections = decide(svc, turn, answer)
+    return finish(svc, turn, reply, result, corrections)

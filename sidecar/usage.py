@@ -11,14 +11,14 @@ from .unanswered import open_count
 
 
 def record(conn: Connection, site_id: str, turn_id: int | None, provider: str, model: str,
-           usage: Usage, purpose: str = "chat") -> None:
+           usage: Usage, purpose: str = "chat", price_corrections: int = 0) -> None:
     actual, uncached = cost(model, usage)
     conn.execute(insert(t.usage).values(
         site_id=site_id, turn_id=turn_id, purpose=purpose, provider=provider, model=model,
         input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
         cache_read_input_tokens=usage.cache_read_input_tokens,
         cache_creation_input_tokens=usage.cache_creation_input_tokens,
-        cost_usd=actual, uncached_cost_usd=uncached))
+        cost_usd=actual, uncached_cost_usd=uncached, price_corrections=price_corrections))
 
 
 def stats(conn: Connection, site_id: str) -> dict:
@@ -32,6 +32,7 @@ def stats(conn: Connection, site_id: str) -> dict:
         func.coalesce(func.sum(u.cost_usd), 0).label("cost"),
         func.coalesce(func.sum(u.uncached_cost_usd), 0).label("uncached"),
         func.coalesce(func.sum(case((u.provider == "offline", 1), else_=0)), 0).label("offline_turns"),
+        func.coalesce(func.sum(u.price_corrections), 0).label("price_corrections"),
     ).where(u.site_id == site_id)).one()
     # Every input token is either fresh, written to cache or read from it.
     all_input = int(row.input) + int(row.cache_read) + int(row.cache_write)
@@ -47,5 +48,7 @@ def stats(conn: Connection, site_id: str) -> dict:
         "estimated_uncached_cost_usd": round(float(row.uncached), 6),
         "estimated_savings_usd": round(float(row.uncached) - float(row.cost), 6),
         "offline_turns": int(row.offline_turns),
+        # Sentences the price check replaced or removed: amounts the model got wrong.
+        "price_corrections": int(row.price_corrections),
         "open_unanswered": open_count(conn, site_id),
     }

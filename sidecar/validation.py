@@ -91,13 +91,20 @@ class PinnedInput:
     content: str
 
 
+def page_address(url: str) -> str:
+    """The page URL without its query string and fragment. Both come from the visitor's
+    browser and may carry what is theirs alone (`?key=wc_order_…`, `#access_token=…`):
+    cut here, once, so neither the prompt nor the unanswered report ever sees them."""
+    return url.strip().split("#", 1)[0].split("?", 1)[0]
+
+
 @dataclass(frozen=True)
 class ChatInput:
     visitor: Visitor
     message: str
     lang: str
     conversation_id: str | None
-    page_url: str
+    page_url: str  # without query string and fragment (page_address)
     page_title: str
     lead_captured: bool
     pinned: tuple[PinnedInput, ...]
@@ -109,7 +116,7 @@ def parse_chat(data: dict) -> ChatInput:
     message = _str(data, "message", "message", max_len=MAX_MESSAGE, min_len=1).strip()
     lang = _lang(data, "lang")
     page = _obj(data, "page", "page", required=False)
-    page_url = _str(page, "url", "page.url", required=False, max_len=2048)
+    page_url = page_address(_str(page, "url", "page.url", required=False, max_len=2048))
     page_title = _str(page, "title", "page.title", required=False, max_len=512)
     lead = data.get("lead_captured", False)
     if lead is None:
@@ -131,7 +138,7 @@ def parse_chat(data: dict) -> ChatInput:
         content = _str(entry, "content", f"pinned[{i}].content", max_len=100_000)
         if content.strip():
             pinned.append(PinnedInput(title.strip(), content.strip()))
-    return ChatInput(visitor, message, lang, conversation_id, page_url.strip(), page_title.strip(),
+    return ChatInput(visitor, message, lang, conversation_id, page_url, page_title.strip(),
                      lead, tuple(pinned))
 
 

@@ -1,4 +1,4 @@
-"""Bad input to the API (DESIGN.md, "Sidecar HTTP API"): a 400 naming the field, in the
+"""Bad input to the API (docs/api.md, "Errors"): a 400 naming the field, in the
 one JSON error shape, with nothing written; 413 only over the server's body limit;
 404/405 as JSON; never a 500, whatever the body."""
 from __future__ import annotations

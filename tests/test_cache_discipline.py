@@ -2,11 +2,15 @@
 every visitor and turn with the same pinned content, and on Anthropic each turn
 reads everything before this turn's retrieved context except the newest exchange,
 which it writes once."""
-import pytest
+import json
 
+import pytest
+from sqlalchemy import select
+
+from sidecar import tables
 from tests.conftest import chat_payload
 from tests.fakes import _http
-from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens
+from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens, reply_json
 from tests.fakes.openai_server import FakeOpenAI
 
 PRICE_LIST = "\n".join(f"Service {i}: {10 + i} €" for i in range(800))  # well above 1,024 tokens
@@ -24,11 +28,12 @@ def anthropic_client(make_services, make_client, site):
         yield make_client(svc, site), fake
 
 
-def converse(client, visitor, messages, price_list=PRICE_LIST):
+def converse(client, visitor, messages, price_list=PRICE_LIST, page=None):
     conversation, usages = None, []
     for m in messages:
+        extra = {"page": page} if page else {}
         body = client.post("/v1/chat", chat_payload(m, visitor=visitor, pinned=pinned(price_list),
-                                                    conversation_id=conversation)).get_json()
+                                                    conversation_id=conversation, **extra)).get_json()
         conversation = body["conversation_id"]
         usages.append(body["usage"])
     return usages
@@ -82,3 +87,38 @@ def test_openai_gets_the_same_stable_prefix_and_a_stable_cache_key(make_services
         first_messages = {r.body["messages"][0]["content"] for r in fake.requests}
         keys = {r.body["prompt_cache_key"] for r in fake.requests}
     assert len(first_messages) == 1 and len(keys) == 1 and site.id in keys.pop()
+
+
+def test_visitors_on_different_pages_share_a_byte_identical_system_and_tail(anthropic_client):
+    client, fake = anthropic_client
+    converse(client, "gus", ["Hello"], page={"url": "https://example.test/", "title": "Home"})
+    converse(client, "hana", ["Hello"], page={"url": "https://example.test/shop/blue-bike/", "title": "Blue bike"})
+    systems = {json.dumps(r.body["system"]).encode() for r in fake.requests}
+    assert len(systems) == 1  # both system blocks, cache markers included
+    tail = fake.requests[-1].body["system"][1]["text"]
+    assert "Blue bike" not in tail and "blue-bike" not in tail
+    current = fake.requests[-1].body["messages"][-1]["content"][0]["text"]
+    assert "<<<page " in current and "url: https://example.test/shop/blue-bike/" in current
+    assert "title: Blue bike" in current
+
+
+def test_a_query_string_or_fragment_never_reaches_the_vendor_or_the_database(anthropic_client, engine, site):
+    client, fake = anthropic_client
+    fake.script(reply_json({"reply": "I cannot see your order here.", "quick_replies": [], "action": "show_contact",
+                            "unanswered": True, "forget": []}))
+    page = {"url": "https://shop.test/checkout/order-received/123/?key=wc_order_x#token=frag_y",
+            "title": "Order received"}
+    body = client.post("/v1/chat", chat_payload("Where is my order?", visitor="ida", pinned=pinned(),
+                                                page=page)).get_json()
+    assert body["unanswered"] is True
+    sent = json.dumps([r.body for r in fake.requests])
+    assert "https://shop.test/checkout/order-received/123/" in sent
+    assert "wc_order_x" not in sent and "frag_y" not in sent and "?key" not in sent
+    with engine.connect() as conn:
+        asked = conn.execute(select(tables.unanswered.c.page_url)
+                             .where(tables.unanswered.c.site_id == site.id)).scalars().all()
+        assert asked == ["https://shop.test/checkout/order-received/123/"]
+        for table in tables.metadata.sorted_tables:
+            if "site_id" in table.c:
+                rows = conn.execute(select(table).where(table.c.site_id == site.id)).all()
+                assert "wc_order_x" not in repr(rows) and "frag_y" not in repr(rows), table.name

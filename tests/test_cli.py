@@ -170,3 +170,69 @@ def test_newcomer_path_serve_demo_and_chat_in_the_terminal(env, engine):
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=10)
+
+
+def test_site_budget_shows_sets_and_clears_the_daily_cap(env):
+    site_id = "bud-" + os.urandom(4).hex()
+    rtac(env, "site", "add", site_id)
+    assert "daily cap none" in rtac(env, "site", "budget", site_id).stdout
+    out = rtac(env, "site", "budget", site_id, "--daily-usd", "2.5").stdout
+    assert "daily cap 2.5000 USD (the site's own)" in out and "spent today" in out
+    bad = rtac(env, "site", "budget", site_id, "--daily-usd", "-3", check=False)
+    assert bad.returncode == 2 and "daily_usd" in bad.stderr
+    assert "2.5000 USD" in rtac(env, "site", "budget", site_id).stdout
+    default = dict(env, RTAC_DAILY_BUDGET_USD="10")
+    assert "daily cap 10.0000 USD (the default" in rtac(default, "site", "budget", site_id, "--clear").stdout
+    unknown = rtac(env, "site", "budget", "no-such-" + os.urandom(4).hex(), "--daily-usd", "1", check=False)
+    assert unknown.returncode == 2 and "unknown site" in unknown.stderr
+
+
+def test_site_rotate_secret_prints_the_new_one_and_remove_needs_yes(env, engine, keyring):
+    from sqlalchemy import func, select
+
+    from sidecar import tables
+    from sidecar.sites import SiteRegistry
+    site_id = "sec-" + os.urandom(4).hex()
+    rtac(env, "site", "add", site_id)
+    old = SiteRegistry(engine, keyring).require(site_id).secret
+    out = rtac(env, "site", "rotate-secret", site_id).stdout
+    new = SiteRegistry(engine, keyring).require(site_id)
+    assert f"define('RTAC_SIDECAR_SECRET', '{new.secret}');" in out and new.secret != old
+    assert new.previous_secret == old and "stays valid until" in out
+    out = rtac(env, "site", "rotate-secret", site_id, "--grace", "0").stdout
+    assert "refused from now on" in out and SiteRegistry(engine, keyring).require(site_id).previous_secret is None
+    assert rtac(env, "site", "rotate-secret", site_id, "--grace", "-5", check=False).returncode == 2
+    refused = rtac(env, "site", "remove", site_id, check=False)
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(tables.sites).where(tables.sites.c.id == site_id)).scalar_one() == 1
+    assert "removed" in rtac(env, "site", "remove", site_id, "--yes").stdout
+    with engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(tables.sites).where(tables.sites.c.id == site_id)).scalar_one() == 0
+    gone = rtac(env, "site", "remove", site_id, "--yes", check=False)
+    assert gone.returncode == 2 and "unknown site" in gone.stderr
+
+
+def test_rotate_master_key_rewraps_with_the_new_key_while_the_old_one_is_accepted(env, engine, master_key):
+    from sidecar.crypto import Keyring
+    from sidecar.keys import remaining
+    old_b64, new = env["RTAC_MASTER_KEY"], os.urandom(32)
+    new_b64 = base64.b64encode(new).decode()
+    site_id = "rot-" + os.urandom(4).hex()
+    rtac(env, "site", "add", site_id)
+    refused = rtac(env, "rotate-master-key", "--new-key", new_b64, check=False)
+    assert refused.returncode == 2 and "RTAC_MASTER_KEY_PREVIOUS" in refused.stderr
+    rotating = dict(env, RTAC_MASTER_KEY=new_b64, RTAC_MASTER_KEY_PREVIOUS=old_b64)
+    try:
+        out = rtac(rotating, "rotate-master-key").stdout
+        assert "re-wrapped" in out and "remove RTAC_MASTER_KEY_PREVIOUS" in out
+        assert remaining(engine, Keyring(new)) == 0
+        # The new key alone now opens every site.
+        assert rtac(dict(env, RTAC_MASTER_KEY=new_b64), "chat", "--site", site_id, "--url", "http://127.0.0.1:9",
+                    stdin="", check=False).returncode == 0
+        # Without the previous key configured, nothing it wraps can move: said, with its id, exit 1.
+        stuck = rtac(env, "rotate-master-key", check=False)
+        assert stuck.returncode == 1 and Keyring(new).key_id.hex() in stuck.stderr
+    finally:
+        rtac(dict(env, RTAC_MASTER_KEY_PREVIOUS=new_b64), "rotate-master-key")
+    assert remaining(engine, Keyring(master_key)) == 0

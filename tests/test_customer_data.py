@@ -133,3 +133,131 @@ def test_sites_have_their_own_secret_and_key(engine, keyring):
         row = conn.execute(select(tables.sites).where(tables.sites.c.id == b.id)).mappings().one()
     assert b"s" * 20 not in row["secret_enc"]
     assert SiteRegistry(engine, keyring).require(b.id).secret == "s" * 20
+
+
+# --- idle spaces ----------------------------------------------------------------------------
+
+def _age(engine, space_id: int, days: int) -> None:
+    from sqlalchemy import text
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE rtac_spaces SET last_seen_at = NOW() - INTERVAL :d DAY WHERE id = :i"),
+                     {"d": days, "i": space_id})
+
+
+def _exists(engine, space_id: int) -> bool:
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(tables.spaces)
+                            .where(tables.spaces.c.id == space_id)).scalar_one() == 1
+
+
+def test_idle_spaces_holding_nothing_are_purged_and_the_rest_kept(engine, keyring, site):
+    import numpy as np
+
+    from sidecar import unanswered
+    from sidecar.conversations import append_turn, new_conversation_id
+    from sidecar.memory.store import MemoryStore
+    from sidecar.spaces import purge_idle
+    with engine.begin() as conn:
+        s = {name: resolve_space(conn, keyring, site, f"v:idle-{name}")
+             for name in ("empty", "recent", "memory", "conversation", "job", "asker")}
+        MemoryStore(conn, s["memory"]).insert(kind="fact", content="Rides a tandem.", topic=None, importance=2,
+                                              embedding=np.ones(8, dtype=np.float32), embed_model="m",
+                                              conversation_id=None, turn_seq=None)
+        turn = append_turn(conn, s["conversation"], new_conversation_id(), True, lang="en", message="hi",
+                           reply="hello", action="none", unanswered=False, degraded=False, provider="offline",
+                           model="offline")
+        conn.execute(tables.memory_jobs.insert().values(site_id=site.id, space_id=s["job"].id,
+                                                        conversation_id=turn.conversation_id,
+                                                        turn_seq=turn.seq, lang="en"))
+        unanswered.record(conn, site, "Do you deliver on Sundays?", "en", "", space=s["asker"])
+    for name, space in s.items():
+        if name != "recent":
+            _age(engine, space.id, 31)
+    _age(engine, s["recent"].id, 29)
+    with engine.begin() as conn:
+        assert purge_idle(conn, 30) >= 1
+    assert {name for name, space in s.items() if _exists(engine, space.id)} == \
+        {"recent", "memory", "conversation", "job", "asker"}
+
+
+def test_a_turn_marks_an_idle_space_seen_so_the_purge_spares_it(engine, keyring, site):
+    from sidecar.spaces import purge_idle
+    with engine.begin() as conn:
+        space = resolve_space(conn, keyring, site, "v:back-after-a-while")
+    _age(engine, space.id, 40)
+    with engine.begin() as conn:
+        again = resolve_space(conn, keyring, site, "v:back-after-a-while")
+    assert again.id == space.id and again.key == space.key
+    with engine.begin() as conn:
+        purge_idle(conn, 30)
+    assert _exists(engine, space.id)
+
+
+def test_the_purge_waits_for_a_turn_using_the_space_and_then_spares_it(engine, keyring, site):
+    """The turn's transaction locks and marks the space; the purge's single conditional
+    delete waits on that lock and re-checks the condition."""
+    import threading
+    import time
+
+    from sidecar.spaces import purge_idle
+    with engine.begin() as conn:
+        space = resolve_space(conn, keyring, site, "v:concurrent")
+    _age(engine, space.id, 40)
+    purged = []
+    with engine.begin() as turn:
+        assert resolve_space(turn, keyring, site, "v:concurrent").id == space.id
+
+        def purge():
+            with engine.begin() as conn:
+                purged.append(purge_idle(conn, 30))
+        worker = threading.Thread(target=purge)
+        worker.start()
+        time.sleep(0.5)
+        assert worker.is_alive()  # waiting on the turn's row lock
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert _exists(engine, space.id)
+
+
+def test_a_customer_whose_idle_space_was_purged_starts_afresh(client, engine, keyring, site):
+    from sidecar.spaces import purge_idle
+    with engine.begin() as conn:
+        old = resolve_space(conn, keyring, site, "v:gone-quiet")
+    _age(engine, old.id, 40)
+    with engine.begin() as conn:
+        purge_idle(conn, 30)
+    assert not _exists(engine, old.id)
+    assert client.post("/v1/chat", chat_payload("Hello again", visitor="gone-quiet")).status_code == 200
+    with engine.connect() as conn:
+        assert find_space(conn, keyring, site, "v:gone-quiet").id != old.id
+
+
+def test_maintenance_purges_idle_empty_spaces(services, engine, keyring, site):
+    import threading
+    with engine.begin() as conn:
+        space = resolve_space(conn, keyring, site, "v:one-visit")
+    _age(engine, space.id, services.config.retention_days + 1)
+    services.maybe_maintain(every=0)
+    for thread in threading.enumerate():
+        if thread.name == "rtac-maintenance":
+            thread.join(timeout=30)
+    assert not _exists(engine, space.id)
+
+
+def test_concurrent_first_turns_of_one_customer_share_one_space(engine, keyring, site):
+    """The second first turn waits for the first one's insert and then reads its row."""
+    import threading
+    import time
+    found = []
+    with engine.begin() as first:
+        mine = resolve_space(first, keyring, site, "v:two-tabs")
+
+        def second_tab():
+            with engine.begin() as conn:
+                found.append(resolve_space(conn, keyring, site, "v:two-tabs"))
+        worker = threading.Thread(target=second_tab)
+        worker.start()
+        time.sleep(0.5)
+        assert worker.is_alive()  # its insert waits on ours
+    worker.join(timeout=30)
+    assert [s.id for s in found] == [mine.id] and found[0].key == mine.key

@@ -1,9 +1,12 @@
+import signal
 import time
+from contextlib import contextmanager
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sidecar.htmltext import html_to_text
+from sidecar.htmltext import MAX_HTML_CHARS, html_to_text
 
 
 def test_block_editor_comments_are_dropped_and_blocks_become_paragraphs():
@@ -139,3 +142,80 @@ def test_invisible_word_splitters_and_bidi_overrides_are_removed():
     html = "<p>Kasutus\u00adtingimused al\u200bso t\u202ehir\u202cd \ufeffend \u200e\u2066x\u2069</p>"
     assert html_to_text(html) == "Kasutustingimused also third end x"
     assert html_to_text("👩\u200d💻") == "👩\u200d💻"  # the emoji joiner stays
+
+
+# --- cost on hostile input -------------------------------------------------------------
+# Fragments that made the cleaning quadratic or worse (unclosed shortcodes, comments and
+# tags, enclosing shortcodes that never close), and the markup around them.
+_HOSTILE_BITS = ["[foo ", "[bar", "[/baz", "[/baz]", "[embed]", "[embed ", "[/embed]", "[video]x", "[[", "]]",
+                 "[x=1 ", "<!-- wp:x ", "<!--", "-->", "<a ", "<a b='", "<a b=\"x>", "</", "<!", "<?", "<",
+                 ">", "<p>", "<li>", "<td>", "<script>", "&", "&#", "x", " ", "\n", "=", "/", "\"", "'"]
+
+
+def _sane(text: str) -> None:
+    assert isinstance(text, str)
+    assert text == text.strip() and "\n\n\n" not in text and "  " not in text
+
+
+@contextmanager
+def _at_most(seconds: float):
+    """Fail as soon as `seconds` have passed (a quadratic cleaning would otherwise run
+    for minutes before the assertion could say so)."""
+    def expire(signum, frame):
+        raise AssertionError(f"cleaning took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - start < seconds
+
+
+def _repeat(fragment: str, size: int) -> str:
+    return (fragment * (size // len(fragment) + 1))[:size]
+
+
+@pytest.mark.parametrize("fragment,expected", [
+    ("[foo [bar <!-- wp:x <!-- [/baz ", None),
+    ("[embed]x", " ".join(["x"] * 250_000)),  # known shortcodes go; with no closer the text stays
+    ("[embed ", None),
+    ("<!-- wp:x ", None),
+    ("<a <a b='", None),
+    ("[[x] ", None),
+])
+def test_two_megabytes_of_unclosed_fragments_cost_linear_time(fragment, expected):
+    html = _repeat(fragment, 2_000_000)
+    with _at_most(5):
+        text = html_to_text(html)
+    _sane(text)
+    assert len(text) <= len(html)
+    if expected is not None:
+        assert text == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(_HOSTILE_BITS), min_size=1, max_size=8).map("".join))
+def test_any_repeated_fragment_is_cleaned_fast_and_sane(fragment):
+    html = _repeat(fragment, 200_000)
+    with _at_most(2):
+        text = html_to_text(html)
+    _sane(text)
+    assert len(text) <= len(html)
+
+
+def test_a_document_beyond_the_work_cap_is_cut_at_a_word():
+    assert MAX_HTML_CHARS >= 2_000_000  # as much as PUT /v1/documents accepts in one document
+    words = "word " * (MAX_HTML_CHARS // 5 - 1) + "crossing" + " after" * 100  # "crossing" spans the cap
+    text = html_to_text(words)
+    assert len(text) < MAX_HTML_CHARS and text.endswith("word word")
+    assert "crossing" not in text and "after" not in text
+    assert html_to_text("<p>" + _repeat("x", MAX_HTML_CHARS) + "</p>") == "x" * (MAX_HTML_CHARS - 3)
+
+
+def test_a_quoted_attribute_may_hold_a_closing_bracket():
+    assert html_to_text('<a href="x>y" title=\'a > b\'>text</a> after') == "text after"
+    assert html_to_text("<script>if (a<b) x();</script><p>shown</p>") == "shown"

@@ -216,14 +216,16 @@ def test_privacy_export_and_erase(client, fake, svc, engine, site):
     assert {(m["kind"], m["content"]) for m in exported} == {("fact", "Runs a bakery in Tartu."),
                                                               ("topic", "Asked about bakery bikes.")}
     assert set(exported[0]) == {"kind", "content", "topic", "importance", "created_at", "updated_at"}
-    assert client.post("/v1/privacy/export", {"visitor": {"id": "nobody"}}).get_json() == {"memories": []}
+    assert client.post("/v1/privacy/export", {"visitor": {"id": "nobody"}}).get_json() == {"memories": [],
+                                                                                          "questions": []}
     assert client.post("/v1/privacy/erase", {"visitor": {"id": "v-privacy"}}).get_json() == {
         "erased": True, "memories": 2, "turns": 1}
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(tables.memories)
                             .where(tables.memories.c.site_id == site.id)).scalar_one() == 0
         assert find_space(conn, svc.keyring, site, "v:v-privacy") is None  # the key is gone
-    assert client.post("/v1/privacy/export", {"visitor": {"id": "v-privacy"}}).get_json() == {"memories": []}
+    assert client.post("/v1/privacy/export", {"visitor": {"id": "v-privacy"}}).get_json() == {"memories": [],
+                                                                                             "questions": []}
     assert client.post("/v1/privacy/erase", {"visitor": {}}).status_code == 400
 
 

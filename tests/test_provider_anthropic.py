@@ -13,6 +13,7 @@ import pytest
 from sidecar.errors import ProviderError, ProviderNotConfigured
 from sidecar.providers.anthropic import AnthropicProvider
 from sidecar.providers.base import ChatRequest, Message, Schema
+from tests.fakes._http import drain
 from tests.fakes.anthropic_server import (
     DEFAULT_REPLY,
     FakeAnthropic,
@@ -21,6 +22,7 @@ from tests.fakes.anthropic_server import (
     estimate_tokens,
     reply_json,
     reply_text,
+    streamed,
 )
 
 SCHEMA = Schema("rtac_reply", {
@@ -272,3 +274,53 @@ def test_fake_emits_a_real_529_status_line(fake):
         status_line = sock.makefile("rb").readline()
 
     assert status_line.startswith(b"HTTP/1.1 529 ")
+
+
+# Streaming: the same request with "stream": true, read through messages.stream().
+
+def test_stream_sends_the_chat_request_with_stream_on(fake, provider):
+    request = make_request([("user", "Hi"), ("assistant", "Hello."), ("user", "Open today?")])
+    provider.chat(request)
+    drain(provider.stream(request))
+
+    whole, streamed_body = fake.requests[0].body, fake.requests[1].body
+    assert streamed_body.pop("stream") is True
+    assert streamed_body == whole  # cache breakpoints and schema included
+
+
+def test_streamed_thinking_is_not_part_of_the_text(fake, provider):
+    fake.script(reply_json(DEFAULT_REPLY, thinking="The visitor greets me; greet back."))
+
+    stream = provider.stream(make_request([("user", "Hi")]))
+    pieces, error = drain(stream)
+
+    assert error is None and json.loads("".join(pieces)) == DEFAULT_REPLY
+    assert stream.result.usage.output_tokens == (estimate_tokens(stream.result.text)
+                                                 + estimate_tokens("The visitor greets me; greet back."))
+
+
+def test_streamed_usage_reads_the_cache_on_the_second_turn(provider):
+    t = estimate_tokens
+    first = provider.stream(make_request([("user", "Hi")]))
+    drain(first)
+    second = provider.stream(make_request([("user", "Hi"), ("assistant", "Hello."), ("user", "Price?")]))
+    drain(second)
+
+    assert first.result.usage.cache_creation_input_tokens == t(SYSTEM) + t(TAIL)
+    assert second.result.usage.cache_read_input_tokens == t(SYSTEM) + t(TAIL)
+    assert second.result.usage.input_tokens == t("Price?")
+    assert second.result.model == "claude-haiku-5-5"
+
+
+@pytest.mark.parametrize("kind, status, retryable", [
+    ("overloaded_error", 529, True), ("rate_limit_error", 429, True), ("api_error", 500, True),
+    ("invalid_request_error", 400, False), ("a_kind_not_known_yet", 500, True),
+])
+def test_an_error_event_in_a_200_stream_gets_its_type_s_status(fake, provider, kind, status, retryable):
+    fake.script(streamed(DEFAULT_REPLY, cut_after=0, cut=error(200, kind, "went wrong")))
+
+    pieces, failure = drain(provider.stream(make_request([("user", "Hi")])))
+
+    assert pieces == []
+    assert (failure.http_status, failure.retryable) == (status, retryable)
+    assert kind in failure.message

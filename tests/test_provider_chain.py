@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from sidecar import tables
-from sidecar.errors import ProviderError
+from sidecar.errors import ProviderError, StreamBroken
 from sidecar.providers.base import (
     ChatRequest,
     ChatResult,
@@ -20,8 +20,10 @@ from sidecar.providers.base import (
     Usage,
 )
 from sidecar.providers.chain import ProviderChain, RetryPolicy
+from sidecar.providers.streams import VendorStream
 from tests.conftest import chat_payload
 from tests.fakes import _http
+from tests.fakes._http import drain
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.anthropic_server import error as anthropic_error
 from tests.fakes.anthropic_server import reply_json as anthropic_reply
@@ -45,24 +47,55 @@ class Clock:
         self.now += seconds
 
 
+class Cut:
+    """A streamed answer that breaks with `status` after `pieces` pieces."""
+
+    def __init__(self, pieces: int, status: int):
+        self.pieces, self.status = pieces, status
+
+
 class Scripted:
-    """A provider that fails or answers as scripted, spending `cost` seconds a call."""
+    """A provider that fails or answers as scripted, spending `cost` seconds a call;
+    it streams its answer three characters a piece."""
 
     def __init__(self, name: str, script: list, clock: Clock, cost: float = 0.1):
         self.name, self.default_model = name, f"{name}-model"
         self.script, self.clock, self.cost = list(script), clock, cost
         self.calls: list[ChatRequest] = []
+        self.closed_streams = 0
 
-    def chat(self, request: ChatRequest) -> ChatResult:
+    @property
+    def text(self) -> str:
+        return '{"reply": "from %s"}' % self.name
+
+    def _step(self, request: ChatRequest):
         self.calls.append(request)
         self.clock.now += min(self.cost, request.timeout)  # a slow call ends at its timeout
         step = self.script.pop(0) if self.script else 200
         if isinstance(step, ProviderError):
             raise step
-        if step != 200:
+        if step != 200 and not isinstance(step, Cut):
             raise ProviderError(self.name, f"HTTP {step}", http_status=step)
-        return ChatResult(text='{"reply": "from %s"}' % self.name, usage=Usage(10, 2), provider=self.name,
-                          model=request.model)
+        return step
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        self._step(request)
+        return ChatResult(text=self.text, usage=Usage(10, 2), provider=self.name, model=request.model)
+
+    def stream(self, request: ChatRequest) -> VendorStream:
+        def pieces(result: ChatResult):
+            try:
+                step = self._step(request)
+                chunks = [self.text[i:i + 3] for i in range(0, len(self.text), 3)]
+                for n, chunk in enumerate(chunks):
+                    if isinstance(step, Cut) and n == step.pieces:
+                        raise ProviderError(self.name, f"HTTP {step.status}", http_status=step.status)
+                    yield chunk
+                result.usage = Usage(10, 2)
+            finally:
+                self.closed_streams += 1
+
+        return VendorStream(ChatResult("", provider=self.name, model=request.model), pieces)
 
 
 REQUEST = ChatRequest(model="", system="s", system_tail="t", messages=(Message("user", "How much?"),),
@@ -141,6 +174,121 @@ def test_waiting_longer_than_the_deadline_moves_on_at_once():
     fallback = Scripted("openai", [200], clock)
     out = chain(primary, fallback, clock=clock).chat(REQUEST)
     assert clock.sleeps == [] and out.result.provider == "openai"
+
+
+def test_a_zero_or_tiny_retry_after_still_backs_off_with_jitter():
+    clock = Clock()
+    c = ProviderChain([], RetryPolicy(base_delay=1.0, max_delay=8.0), sleep=clock.sleep, clock=clock,
+                      jitter=lambda: 0.0)
+    for asked in (0.0, 0.001, 0.2):
+        err = ProviderError("x", "429", http_status=429, retry_after=asked)
+        assert [c.backoff(n, err) for n in (1, 2, 3)] == [0.5, 1.0, 2.0]
+    c.jitter = lambda: 1.0
+    err = ProviderError("x", "429", http_status=429, retry_after=0.0)
+    assert [c.backoff(n, err) for n in (1, 2, 3)] == [1.0, 2.0, 4.0]
+    # A wait longer than the backoff is the vendor's to ask for.
+    assert c.backoff(1, ProviderError("x", "429", http_status=429, retry_after=3.0)) == 3.0
+
+
+def test_retry_after_zero_does_not_mean_back_to_back_attempts():
+    clock = Clock()
+    busy = ProviderError("anthropic", "429", http_status=429, retry_after=0.0)
+    primary = Scripted("anthropic", [busy, busy, 200], clock)
+    chain(primary, clock=clock).chat(REQUEST)
+    assert clock.sleeps == [0.5, 1.0] and len(primary.calls) == 3
+
+
+def test_retry_after_zero_from_a_real_vendor_backs_off():
+    from sidecar.providers.openai import OpenAIProvider
+    from sidecar.reply import REPLY_SCHEMA
+
+    with FakeOpenAI() as fake:
+        fake.script(_http.error(429, "slow down", retry_after=0), _http.reply_json(OK))
+        clock = Clock()
+        out = chain(OpenAIProvider("sk-test", base_url=fake.base_url), clock=clock).chat(
+            replace(REQUEST, schema=REPLY_SCHEMA))
+    assert out.attempts[0].error.retry_after == 0.0  # the vendor said "retry-after: 0"
+    assert clock.sleeps == [0.5]  # base delay, jitter at its top: not 0
+    assert out.result.provider == "openai" and len(fake.requests) == 2
+
+
+# --- streamed answers ---------------------------------------------------------------------
+
+def read(stream) -> tuple[str, Exception | None]:
+    pieces, error = drain(stream)
+    return "".join(pieces), error
+
+
+def test_a_stream_is_retried_like_a_chat_before_its_first_piece():
+    clock = Clock()
+    primary = Scripted("anthropic", [529, 503, 200], clock)
+    stream = chain(primary, clock=clock).stream(REQUEST)
+    text, error = read(stream)
+    assert error is None and text == primary.text == stream.result.text
+    assert len(primary.calls) == 3 and clock.sleeps == [0.5, 1.0]
+    assert stream.result.provider == "anthropic" and stream.result.usage == Usage(10, 2)
+    assert not stream.failed_over and [a.error is None for a in stream.attempts] == [False, False, True]
+
+
+def test_a_stream_fails_over_before_its_first_piece():
+    clock = Clock()
+    primary, fallback = Scripted("anthropic", [400], clock), Scripted("openai", [200], clock)
+    stream = chain(primary, fallback, clock=clock).stream(REQUEST)
+    text, error = read(stream)
+    assert error is None and text == fallback.text
+    assert stream.failed_over and stream.outcome.result.provider == "openai"
+    assert fallback.calls[0].model == "openai-model"
+
+
+def test_every_vendor_down_streams_the_offline_answer_degraded():
+    clock = Clock()
+    primary, fallback = Scripted("anthropic", [503] * 9, clock), Scripted("gemini", [500] * 9, clock)
+    stream = chain(primary, fallback, clock=clock).stream(REQUEST)
+    text, error = read(stream)
+    assert error is None and "45 €" in text
+    assert stream.result.degraded and stream.result.provider == "offline" and stream.result.text == text
+    assert stream.failed_over and len(primary.calls) == 3 and len(fallback.calls) == 3
+    assert primary.closed_streams == 3  # every failed attempt let go of its stream
+
+
+def test_a_stream_broken_after_its_first_piece_is_not_retried():
+    clock = Clock()
+    primary, fallback = Scripted("anthropic", [Cut(2, 529)], clock), Scripted("openai", [200], clock)
+    stream = chain(primary, fallback, clock=clock).stream(REQUEST)
+    text, error = read(stream)
+    assert isinstance(error, StreamBroken)
+    assert error.http_status == 529 and error.retryable is False and error.provider == "anthropic"
+    assert text == error.partial == stream.result.text == primary.text[:6]
+    assert len(primary.calls) == 1 and fallback.calls == [] and clock.sleeps == []
+    assert [a.error for a in stream.attempts] == [error]
+
+
+def test_a_stream_that_broke_is_still_a_provider_error():
+    # Callers that handle ProviderError keep working; StreamBroken is the narrower case.
+    assert issubclass(StreamBroken, ProviderError)
+    broken = StreamBroken(ProviderError("openai", "boom", http_status=500), "{\"re")
+    assert broken.to_json()["error"]["code"] == "provider_stream_broken"
+    assert broken.partial == '{"re' and broken.retryable is False
+
+
+def test_closing_a_chain_stream_closes_the_vendor_stream():
+    clock = Clock()
+    primary = Scripted("anthropic", [200], clock)
+    stream = chain(primary, clock=clock).stream(REQUEST)
+    first = next(iter(stream))
+    stream.close()
+    assert primary.closed_streams == 1
+    assert stream.result.text == first
+    assert list(stream) == []  # a closed stream yields nothing more
+
+
+def test_a_chain_stream_sends_nothing_before_it_is_read():
+    clock = Clock()
+    primary = Scripted("anthropic", [200], clock)
+    stream = chain(primary, clock=clock).stream(REQUEST)
+    assert primary.calls == []
+    stream.close()
+    assert primary.calls == []
 
 
 # --- the same turn through every provider, real SDKs against the fakes --------------------

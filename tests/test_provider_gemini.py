@@ -6,9 +6,10 @@ import time
 
 import pytest
 
-from sidecar.errors import ProviderError, ProviderNotConfigured
+from sidecar.errors import ProviderError, ProviderNotConfigured, StreamBroken
 from sidecar.providers.base import ChatRequest, Message, Schema
 from sidecar.providers.gemini import GeminiProvider
+from tests.fakes._http import drain
 from tests.fakes.gemini_server import (
     FakeGemini,
     delay,
@@ -18,6 +19,7 @@ from tests.fakes.gemini_server import (
     refused_url,
     reply_json,
     reply_text,
+    streamed,
     tokens,
 )
 
@@ -211,3 +213,42 @@ def test_malformed_success_body_is_a_provider_error(fake, provider):
     with pytest.raises(ProviderError) as info:
         provider.chat(make_request())
     assert info.value.retryable is False
+
+
+# --- streaming: streamGenerateContent?alt=sse with the same body ------------------------
+
+def test_stream_sends_the_chat_request_to_the_streaming_method(fake, provider):
+    provider.chat(make_request())
+    drain(provider.stream(make_request()))
+    whole, streamed_request = fake.requests
+    assert streamed_request.path == f"/v1beta/models/{GeminiProvider.default_model}:streamGenerateContent?alt=sse"
+    assert streamed_request.body == whole.body  # same schema (titled rtac_reply), thinking and system
+    assert streamed_request.headers["x-server-timeout"] == "5"
+
+
+def test_streamed_usage_comes_from_the_last_chunk_thoughts_included():
+    with FakeGemini(thoughts_tokens=30) as server:
+        server.script(streamed({"reply": "first"}, chunk_chars=3))
+        stream = GeminiProvider("g-test", base_url=server.base_url).stream(make_request())
+        pieces, failure = drain(stream)
+    assert failure is None and len(pieces) > 1
+    assert stream.result.usage.output_tokens == tokens('{"reply": "first"}') + 30
+    assert stream.result.usage.input_tokens > 0
+
+
+def test_a_blocked_prompt_in_a_stream_fails_before_any_piece_for_good(fake, provider):
+    fake.script(raw(200, {"promptFeedback": {"blockReason": "SAFETY"},
+                          "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}}))
+    pieces, failure = drain(provider.stream(make_request()))
+    assert pieces == [] and type(failure) is ProviderError
+    assert failure.retryable is False and "SAFETY" in str(failure)
+
+
+def test_a_streamed_continuation_is_not_followed(fake, provider):
+    body = generated_body('{"reply": "Hal', finish_reason="CONTINUATION")
+    body["candidates"][0]["continuationToken"] = "Y29udGludWU="
+    fake.script(raw(200, body))
+    pieces, failure = drain(provider.stream(make_request()))
+    # The piece is out already, so the cut-off answer is a broken stream.
+    assert pieces == ['{"reply": "Hal'] and isinstance(failure, StreamBroken)
+    assert len(fake.requests) == 1

@@ -11,6 +11,7 @@ import pytest
 from sidecar.errors import ProviderError, ProviderNotConfigured
 from sidecar.providers.base import ChatRequest, Message, Schema
 from sidecar.providers.openai import OpenAIProvider, strict_schema
+from tests.fakes._http import drain
 from tests.fakes.openai_server import (
     FakeOpenAI,
     completion_body,
@@ -20,6 +21,7 @@ from tests.fakes.openai_server import (
     refused_url,
     reply_json,
     reply_text,
+    streamed,
     tokens,
 )
 
@@ -269,3 +271,44 @@ def test_malformed_success_body_is_a_provider_error(fake, provider, body):
     with pytest.raises(ProviderError) as info:
         provider.chat(make_request())
     assert info.value.retryable is False
+
+
+# --- streaming: the same request with stream on and the usage asked for -----------------
+
+def test_stream_sends_the_chat_request_asking_for_usage(fake, provider):
+    provider.chat(make_request())
+    drain(provider.stream(make_request()))
+    whole, streamed_body = fake.requests[0].body, fake.requests[1].body
+    assert streamed_body.pop("stream") is True
+    assert streamed_body.pop("stream_options") == {"include_usage": True}
+    assert streamed_body == whole  # same strict schema, cache key and effort
+    assert fake.requests[1].path == "/v1/chat/completions"  # Chat Completions, as chat() uses
+
+
+def test_streamed_usage_maps_the_cached_prefix_on_the_second_turn(fake, provider):
+    first = make_request(system=LONG_SYSTEM)
+    drain(provider.stream(first))
+    second = provider.stream(make_request(system=LONG_SYSTEM, messages=[
+        *first.messages, Message("assistant", '{"reply": "first"}'), Message("user", "And to Mexico?")]))
+    drain(second)
+    prompt = sum(tokens(m["content"]) for m in fake.requests[1].body["messages"])
+    cached = second.result.usage.cache_read_input_tokens
+    assert cached >= 1024 and cached % 128 == 0
+    assert second.result.usage.input_tokens == prompt - cached
+
+
+def test_streamed_reasoning_tokens_count_as_output():
+    with FakeOpenAI(reasoning_tokens=25) as server:
+        stream = OpenAIProvider("sk-test", base_url=server.base_url).stream(make_request())
+        pieces, failure = drain(stream)
+    assert failure is None
+    assert stream.result.usage.output_tokens == tokens("".join(pieces)) + 25
+
+
+@pytest.mark.parametrize("status, retryable", [(500, True), (429, True), (400, False)])
+def test_an_error_event_in_the_stream_is_retryable_unless_it_blames_the_request(fake, provider, status,
+                                                                                 retryable):
+    fake.script(streamed({"reply": "x"}, cut_after=0, cut=error(status, "went wrong")))
+    pieces, failure = drain(provider.stream(make_request()))
+    assert pieces == [] and failure.retryable is retryable
+    assert "went wrong" in failure.message

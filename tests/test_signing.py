@@ -1,4 +1,4 @@
-"""Request signatures (DESIGN.md, "Sidecar HTTP API"): the formula is pinned against a
+"""Request signatures (docs/signature.md): the formula is pinned against a
 hand-computed HMAC, and every 401 rule is exercised through the real app."""
 from __future__ import annotations
 
@@ -281,3 +281,54 @@ def test_failed_signature_does_not_burn_the_nonce(client, site):
     assert_unauthorized(stats_ok(client, bad))
     good = headers_for(site, "GET", "/v1/stats", b"", nonce=nonce)
     assert stats_ok(client, good).status_code == 200
+
+
+# --- unknown site ids cost what known ones do ----------------------------------------------
+
+def _count_calls(monkeypatch, module, name: str) -> list:
+    calls = []
+    real = getattr(module, name)
+
+    def counting(*a, **kw):
+        calls.append(a)
+        return real(*a, **kw)
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_unknown_site_id_computes_the_hmacs_a_known_sites_bad_signature_does(client, site, monkeypatch):
+    import sidecar.signing as signing_module
+    hmacs = _count_calls(monkeypatch, signing_module, "signature")
+    bad = headers_for(site, "GET", "/v1/stats", b"", secret="wrong-secret-" + secrets.token_hex(8))
+    assert_unauthorized(stats_ok(client, bad))
+    known = len(hmacs)
+    hmacs.clear()
+    unknown = headers_for(site, "GET", "/v1/stats", b"")
+    unknown["X-Rtac-Site"] = "no-such-site-" + secrets.token_hex(4)
+    assert_unauthorized(stats_ok(client, unknown))
+    assert known >= 1 and len(hmacs) == known
+    # Each against a secret: none of them may be skipped for the unknown id.
+    assert all(call[0] for call in hmacs)
+
+
+def test_an_unknown_site_ids_lookup_does_a_known_sites_unwrap_work(engine, keyring, site, monkeypatch):
+    from sidecar import crypto
+    from sidecar.sites import load_site
+    opens = _count_calls(monkeypatch, crypto.Sealer, "open")
+    with engine.connect() as conn:
+        assert load_site(conn, keyring, site.id) is not None
+        known = len(opens)
+        opens.clear()
+        assert load_site(conn, keyring, "no-such-site-" + secrets.token_hex(4)) is None
+    assert known == 2 and len(opens) == known
+
+
+def test_during_a_secret_rotation_both_secrets_sign(client, site, engine, keyring, make_client, make_services):
+    from sidecar.sites import rotate_secret
+    rotated = rotate_secret(engine, keyring, site.id, grace=3600)
+    fresh = make_client(make_services(), site)
+    assert stats_ok(fresh, headers_for(site, "GET", "/v1/stats", b"")).status_code == 200
+    assert stats_ok(fresh, headers_for(site, "GET", "/v1/stats", b"", secret=rotated.secret)).status_code == 200
+    rotate_secret(engine, keyring, site.id, grace=0)
+    fresh = make_client(make_services(), site)
+    assert_unauthorized(stats_ok(fresh, headers_for(site, "GET", "/v1/stats", b"", secret=rotated.secret)))

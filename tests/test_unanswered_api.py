@@ -1,4 +1,4 @@
-"""Unanswered questions and owner statistics through the API (DESIGN.md: `GET
+"""Unanswered questions and owner statistics through the API (docs/api.md: `GET
 /v1/unanswered`, resolve/dismiss, `GET /v1/stats`; questions sealed with a site key)."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 <?php
 /**
  * Deletes everything rtac stored, as listed by Rtac_Registry: options,
- * knowledge-base entries, leads, their meta, user meta, transients and cron
- * events. Runs when the plugin is deleted from wp-admin (not on deactivation).
+ * knowledge-base entries, leads, their meta, user meta, transients, the
+ * plugin's own tables and cron events. Runs when the plugin is deleted from wp-admin (not on deactivation).
  *
  * @package rtac
  */
@@ -41,6 +41,18 @@ function rtac_uninstall_site(): void {
 		}
 	}
 	// Transients in a persistent object cache are not in wp_options; they expire on their own.
+
+	foreach ( Rtac_Registry::tables() as $table ) {
+		$wpdb->query( "DROP TABLE IF EXISTS `{$wpdb->prefix}{$table}`" ); // phpcs:ignore WordPress.DB.DirectDatabaseQuery, WordPress.DB.PreparedSQL.InterpolatedNotPrepared, WordPress.DB.DirectDatabaseQuery.SchemaChange -- the plugin's own table
+	}
+
+	foreach ( wp_roles()->role_objects as $role ) {
+		foreach ( Rtac_Registry::capabilities() as $cap ) {
+			if ( $role->has_cap( $cap ) ) {
+				$role->remove_cap( $cap );
+			}
+		}
+	}
 
 	foreach ( Rtac_Registry::cron_hooks() as $hook ) {
 		wp_clear_scheduled_hook( $hook );

@@ -1,4 +1,4 @@
-"""The sidecar's HTTP API (DESIGN.md): every route but /healthz is signed."""
+"""The sidecar's HTTP API (docs/api.md): every route but /healthz is signed."""
 from __future__ import annotations
 
 from flask import Blueprint, current_app, g, request
@@ -20,7 +20,8 @@ def signed_site() -> Site:
     if "rtac_site" not in g:
         svc = services()
         g.rtac_site = verify(request.headers, request.method, request.script_root + request.path,
-                             request.get_data(cache=True), svc.sites.get, svc.nonces)
+                             request.get_data(cache=True), svc.sites.get, svc.nonces,
+                             refresh_site=svc.sites.refresh)
     return g.rtac_site
 
 
@@ -35,3 +36,4 @@ def _require_signature():
 
 
 from . import chat, documents, health, privacy, stats, unanswered  # noqa: E402,F401  (routes register on bp)
+from . import conversations  # noqa: E402,F401

@@ -4,6 +4,7 @@ from flask import request
 
 from .. import unanswered
 from ..errors import BadRequest, NotFound
+from ..langs import normalize_lang
 from . import bp, json_body, services, signed_site
 
 
@@ -12,8 +13,14 @@ def list_unanswered():
     status = request.args.get("status", "open")
     if status not in (*unanswered.STATUSES, "all"):
         raise BadRequest("status", f"must be one of {', '.join(unanswered.STATUSES)} or all")
+    lang = None
+    if "lang" in request.args:
+        lang = normalize_lang(request.args["lang"])
+        if lang is None:
+            raise BadRequest("lang", f"not a language code: {request.args['lang'][:40]!r}")
     with services().engine.connect() as conn:
-        return {"items": unanswered.list_questions(conn, signed_site(), None if status == "all" else status)}
+        return {"items": unanswered.list_questions(conn, signed_site(), None if status == "all" else status,
+                                                   lang=lang)}
 
 
 def _set(question_id: int, status: str):

@@ -145,6 +145,22 @@ class Language:
     """Words the stemmer folds together although they name different people
     ("hija"/"hijo" -> "hij"): compared unstemmed."""
 
+    # --- price check: amounts of money in a reply ------------------------------------
+    currency_words: Mapping[str, str]
+    """Words naming a currency after a number, in every written form, and the currency
+    code they stand for ("eurot" -> "EUR", "рублей" -> "RUB"). Signs and codes (€, $,
+    EUR, USD) are known to sidecar.money for every language; these are the words."""
+    money_scales: Mapping[str, int]
+    """Scale words a number of money may carry ("1.5k", "5 тыс.", "4만"), lower case.
+    Written one after another they multiply ("2천만" = 2 × 1000 × 10 000)."""
+    range_words: tuple[str, ...]
+    """How a price range is written with words: "…" stands for the first amount, the
+    word after it joins the second ("from … to", "от … до", "… kuni"). A dash or a
+    tilde between two numbers is a range in every language."""
+    contact_offer: str
+    """The sentence that stands where a price the check could not vouch for was taken
+    out of a reply: an offer to contact the business."""
+
     # --- replies worded by code ----------------------------------------------------
     offline_texts: Mapping[str, str]
     """What the offline provider says around its quotes: "pinned", "found", "source",

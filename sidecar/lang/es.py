@@ -101,6 +101,11 @@ LANGUAGE = Language(
         hijo hija hijos hijas niño niña niños niñas nieto nieta hermano hermana abuelo abuela tío tía
         esposo esposa
     """),
+    currency_words=frozen({**dict.fromkeys(words("euro euros"), "EUR"),
+                           **dict.fromkeys(words("dólar dólares dolar dolares"), "USD")}),
+    money_scales=frozen({"mil": 1000, "millón": 10**6, "millon": 10**6, "millones": 10**6}),
+    range_words=("de … a", "desde … hasta", "entre … y"),
+    contact_offer="Para conocer el precio exacto, contáctenos y le ayudaremos con mucho gusto.",
     offline_texts=frozen({
         "pinned": "Esto es lo que dice nuestra información:",
         "found": "He encontrado esto en nuestra web:",

@@ -119,6 +119,13 @@ LANGUAGE = Language(
     # Words are compared with their endings stripped, not stemmed together: nothing
     # folds two people into one word.
     keep_whole=(),
+    # Written right after the number or its scale ("12,000원", "4만 원"), particles and
+    # the copula glued on ("원입니다", "원부터").
+    currency_words=frozen({"원": "KRW", "달러": "USD", "유로": "EUR", "루블": "RUB"}),
+    # Scales follow the digits and combine: "3만5천원" = 35 000, "1억 2천만 원" = 120 000 000.
+    money_scales=frozen({"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}),
+    range_words=("… 에서", "… 부터"),  # "4만 원에서 6만 원", "4만 원부터 6만 원까지"
+    contact_offer="정확한 가격은 문의해 주시면 안내해 드리겠습니다.",
     offline_texts=frozen({
         "pinned": "안내된 정보는 다음과 같습니다:",
         "found": "웹사이트에서 찾은 내용입니다:",

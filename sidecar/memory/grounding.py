@@ -2,7 +2,7 @@
 
 The extraction model proposes facts; this code, outside the model, decides which
 may be written. A fact passes only when its wording rests on the customer's own
-words (DESIGN.md, "Memory"): an agent's guess the customer never said ("your
+words (docs/architecture.md, "Memory"): an agent's guess the customer never said ("your
 company probably makes furniture") must never become a durable premise. Losing a
 true paraphrase costs one memory; storing an invented fact misleads every later
 turn, so where the two conflict this check loses the paraphrase.

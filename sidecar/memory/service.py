@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Callable
 from datetime import timedelta
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..embedders.base import Embedder
 from ..errors import RtacError
 from ..providers.chain import ProviderChain
 from ..query_embedding import QueryEmbedding
-from ..sites import SiteRegistry
+from ..sites import Site, SiteRegistry
 from ..worker import Worker
 from ..spaces import Space, space_by_id
 from . import extract, forget
@@ -78,8 +79,11 @@ class ExtractionFailed(RtacError):
 
 class Memory:
     def __init__(self, engine: Engine, sites: SiteRegistry, keyring, chain: ProviderChain, embedder: Embedder,
-                 settings: MemorySettings = MemorySettings(), timeout: float = 30.0, background: bool = False):
+                 settings: MemorySettings = MemorySettings(), timeout: float = 30.0, background: bool = False,
+                 over_budget: Callable[[Connection, Site], bool] | None = None):
         self.engine, self.sites, self.keyring = engine, sites, keyring
+        # A site over its daily spending cap gets no extraction call either: the job waits.
+        self.over_budget = over_budget
         self.chain, self.embedder, self.settings, self.timeout = chain, embedder, settings, timeout
         self.background = background  # False: jobs wait for run_pending() (tests, CLI)
         self.indexes = IndexCache()
@@ -163,6 +167,8 @@ class Memory:
                 conn.execute(delete(t.memory_jobs).where(_J.id == job_id))
                 conn.commit()
                 return
+            if self.over_budget is not None and self.over_budget(conn, site):
+                raise ExtractionFailed(f"site {site.id} is over its daily spending cap")
             said = customer_messages(conn, space, job.conversation_id, job.turn_seq, self.settings.context_messages)
             known = self._known(MemoryStore(conn, space), said)
         primary_model = self.chain.links[0][1] if self.chain.links else ""

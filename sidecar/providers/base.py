@@ -1,4 +1,4 @@
-"""The thin provider interface: one `chat()` for every vendor.
+"""The thin provider interface: one `chat()` and one `stream()` for every vendor.
 
 It unifies the request shape and the error handling, not the capabilities: each
 provider maps `system` (stable, cacheable) and `system_tail` (short, dynamic) and the
@@ -7,7 +7,7 @@ schema onto its own vendor's caching and schema-enforcement mechanisms.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,31 @@ class ChatResult:
     degraded: bool = False
 
 
+class ChatStream(Protocol):
+    """A vendor's answer as it arrives. Iterating yields the raw text of the model's
+    output piece by piece (the same text `chat()` returns, cut anywhere). Nothing is
+    sent before iteration begins; a failure raises sidecar.errors.ProviderError, or
+    StreamBroken once a piece has been yielded. `result` is complete when iteration
+    ends (text = the pieces joined, usage, provider, model); after a failure it holds
+    the partial text and the usage the vendor had reported."""
+
+    result: ChatResult
+
+    def __iter__(self) -> Iterator[str]: ...
+
+    def close(self) -> None:
+        """Stop early and release the HTTP connection; harmless when already finished."""
+        ...
+
+
 class Provider(Protocol):
     name: str
     default_model: str
 
     def chat(self, request: ChatRequest) -> ChatResult:
         """Return the vendor's answer or raise sidecar.errors.ProviderError."""
+        ...
+
+    def stream(self, request: ChatRequest) -> ChatStream:
+        """The same answer as `chat()`, streamed."""
         ...

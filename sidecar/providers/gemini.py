@@ -6,30 +6,17 @@ conversation. There is no cache key to send.
 """
 from __future__ import annotations
 
-import importlib
+from typing import Iterator
 
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
 from ..errors import ProviderError, ProviderNotConfigured
-from .base import ChatRequest, ChatResult, Usage
+from .base import ChatRequest, ChatResult, ChatStream, Usage
 from .retry_after import retry_after
-
-
-def transport_errors() -> tuple[type[Exception], ...]:
-    # The SDK sends through httpx2 or httpx, whichever is installed, and lets their
-    # timeout and connection errors through unwrapped.
-    found = []
-    for module in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(module).TransportError)
-        except ImportError:
-            pass
-    return tuple(found)
-
-
-TRANSPORT_ERRORS = transport_errors()
+from .streams import VendorStream
+from .transport import TRANSPORT_ERRORS  # noqa: F401 (the Gemini embedder imports it from here)
 
 
 class GeminiProvider:
@@ -56,45 +43,85 @@ class GeminiProvider:
 
     def chat(self, request: ChatRequest) -> ChatResult:
         model = request.model or self.default_model
-        config = types.GenerateContentConfig(
-            system_instruction=[t for t in (request.system, request.system_tail) if t] or None,
-            response_mime_type="application/json",
-            response_json_schema={**request.schema.json_schema, "title": request.schema.name},
-            max_output_tokens=request.max_tokens,
-            thinking_config=_thinking(model),
-            # A continuation is another full request with its own timeout: it would
-            # break our one-request-per-call time budget.
-            automatic_continuation=False,
-            http_options=types.HttpOptions(timeout=_ms(request.timeout)),
-        )
         try:
             response = self._client.models.generate_content(
-                model=model, contents=_contents(request), config=config)
-        except genai_errors.APIError as e:  # ClientError and ServerError included
-            raise ProviderError(self.name, f"HTTP {e.code} {e.status}: {e.message}",
-                                http_status=e.code, retry_after=_retry_after(e)) from e
-        except TRANSPORT_ERRORS as e:  # timeouts and connection errors
-            raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
-        except ValueError as e:
-            # E.g. a response the SDK cannot parse: sending it again will not help.
-            raise ProviderError(self.name, f"{type(e).__name__}: {e}", retryable=False) from e
+                model=model, contents=_contents(request), config=_config(request, model))
+        except (genai_errors.APIError, *TRANSPORT_ERRORS, ValueError) as e:
+            raise self._failure(e) from e
 
         return ChatResult(text=self._text(response), usage=_usage(response.usage_metadata),
                           provider=self.name, model=response.model_version or model)
 
+    def stream(self, request: ChatRequest) -> ChatStream:
+        model = request.model or self.default_model
+        return VendorStream(ChatResult("", provider=self.name, model=model),
+                            lambda result: self._pieces(request, model, result))
+
+    def _pieces(self, request: ChatRequest, model: str, result: ChatResult) -> Iterator[str]:
+        # A generator: the request goes out at the first next(), and closing it closes
+        # the SDK's generators down to the HTTP response.
+        chunks = self._client.models.generate_content_stream(
+            model=model, contents=_contents(request), config=_config(request, model))
+        last: types.GenerateContentResponse | None = None
+        has_text = False
+        try:
+            for chunk in chunks:
+                last = chunk
+                if chunk.usage_metadata is not None:  # every chunk carries the counts so far
+                    result.usage = _usage(chunk.usage_metadata)
+                result.model = chunk.model_version or result.model
+                text = chunk.text
+                if text is not None:
+                    has_text = True
+                    yield text
+        except (genai_errors.APIError, *TRANSPORT_ERRORS, ValueError) as e:
+            raise self._failure(e) from e
+        finally:
+            chunks.close()
+        if last is None:
+            raise ProviderError(self.name, "the stream ended without an answer")
+        # The last chunk has the finish reason; the answer is judged as a whole one is.
+        self._check_end(last, has_text=has_text)
+
+    def _failure(self, e: Exception) -> ProviderError:
+        if isinstance(e, genai_errors.APIError):  # ClientError and ServerError included
+            return ProviderError(self.name, f"HTTP {e.code} {e.status}: {e.message}",
+                                 http_status=e.code, retry_after=_retry_after(e))
+        if isinstance(e, TRANSPORT_ERRORS):  # timeouts and connection errors
+            return ProviderError(self.name, f"{type(e).__name__}: {e}")
+        # E.g. a response the SDK cannot parse: sending it again will not help.
+        return ProviderError(self.name, f"{type(e).__name__}: {e}", retryable=False)
+
     def _text(self, response: types.GenerateContentResponse) -> str:
+        text = response.text
+        self._check_end(response, has_text=text is not None)
+        return text
+
+    def _check_end(self, response: types.GenerateContentResponse, *, has_text: bool) -> None:
         candidate = response.candidates[0] if response.candidates else None
         reason = candidate.finish_reason if candidate else None
         if reason == types.FinishReason.CONTINUATION:
             raise ProviderError(self.name, "the answer stopped for a continuation")
-        text = response.text
-        if text is None:
+        if not has_text:
             # Blocked prompt or answer: the same request will be blocked again.
             feedback = response.prompt_feedback
             why = (f"prompt blocked ({feedback.block_reason})"
                    if feedback and feedback.block_reason else f"no text (finish reason {reason})")
             raise ProviderError(self.name, why, retryable=False)
-        return text
+
+
+def _config(request: ChatRequest, model: str) -> types.GenerateContentConfig:
+    return types.GenerateContentConfig(
+        system_instruction=[t for t in (request.system, request.system_tail) if t] or None,
+        response_mime_type="application/json",
+        response_json_schema={**request.schema.json_schema, "title": request.schema.name},
+        max_output_tokens=request.max_tokens,
+        thinking_config=_thinking(model),
+        # A continuation is another full request with its own timeout: it would
+        # break our one-request-per-call time budget.
+        automatic_continuation=False,
+        http_options=types.HttpOptions(timeout=_ms(request.timeout)),
+    )
 
 
 def _contents(request: ChatRequest) -> list[types.Content]:

@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import Iterator
 
 import openai
 
 from ..errors import ProviderError, ProviderNotConfigured
-from .base import ChatRequest, ChatResult, Usage
+from .base import ChatRequest, ChatResult, ChatStream, Usage
 from .retry_after import retry_after
+from .streams import VendorStream
+from .transport import TRANSPORT_ERRORS
 
 # Reasoning models spend hidden tokens out of max_completion_tokens and add latency; a
 # grounded chat reply needs little of either. "low" is the lowest effort every
 # reasoning family accepts (o-series, gpt-5, gpt-6 Astra have no "none").
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-[5-9])")
 _REASONING_EFFORT = "low"
+# Error types that blame the request, in a stream's error event as in an error body.
+_CALLER_FAULTS = frozenset({"invalid_request_error", "authentication_error", "permission_error"})
 
 
 class OpenAIProvider:
@@ -41,6 +46,52 @@ class OpenAIProvider:
                                      max_retries=0, timeout=timeout)
 
     def chat(self, request: ChatRequest) -> ChatResult:
+        params = self._params(request)
+        try:
+            # Not .parse(): our lenient parser must see what the model really wrote,
+            # unknown enum values included.
+            completion = self._client.chat.completions.create(**params)
+        except (openai.OpenAIError, ValueError) as e:
+            raise self._failure(e) from e
+
+        try:
+            message = completion.choices[0].message
+            # A refusal replaces the content; it is still the model's answer to show.
+            text = message.content if message.content is not None else (message.refusal or "")
+            usage = _usage(completion.usage)
+        except (AttributeError, IndexError, TypeError) as e:
+            # The SDK builds its models without validation; a malformed body shows here.
+            raise ProviderError(self.name, f"malformed response: {e}", retryable=False) from e
+        return ChatResult(text=text, usage=usage, provider=self.name,
+                          model=completion.model or params["model"])
+
+    def stream(self, request: ChatRequest) -> ChatStream:
+        params = self._params(request)
+        # The usage arrives in one last chunk without choices, only when asked for.
+        params.update(stream=True, stream_options={"include_usage": True})
+        return VendorStream(ChatResult("", provider=self.name, model=params["model"]),
+                            lambda result: self._pieces(params, result))
+
+    def _pieces(self, params: dict, result: ChatResult) -> Iterator[str]:
+        try:
+            # Closing this generator leaves the `with`, which closes the HTTP response.
+            with self._client.chat.completions.create(**params) as chunks:
+                for chunk in chunks:
+                    result.model = chunk.model or result.model
+                    if chunk.usage is not None:
+                        result.usage = _usage(chunk.usage)
+                    for choice in chunk.choices or ():
+                        if choice.index == 0 and choice.delta is not None:
+                            # A refusal replaces the content, as in chat().
+                            yield choice.delta.content or choice.delta.refusal or ""
+        except (openai.OpenAIError, ValueError) as e:
+            raise self._failure(e) from e
+        except TRANSPORT_ERRORS as e:  # the body broke off while being read
+            raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
+        except (AttributeError, TypeError) as e:
+            raise ProviderError(self.name, f"malformed chunk: {e}", retryable=False) from e
+
+    def _params(self, request: ChatRequest) -> dict:
         model = request.model or self.default_model
         params = dict(
             model=model,
@@ -58,29 +109,20 @@ class OpenAIProvider:
             params["prompt_cache_key"] = request.cache_key
         if _REASONING_MODEL.match(model) and "chat-latest" not in model:
             params["reasoning_effort"] = _REASONING_EFFORT
-        try:
-            # Not .parse(): our lenient parser must see what the model really wrote,
-            # unknown enum values included.
-            completion = self._client.chat.completions.create(**params)
-        except openai.APIStatusError as e:
-            raise ProviderError(self.name, _status_message(e), http_status=e.status_code,
-                                retry_after=retry_after(e.response.headers)) from e
-        except openai.APIConnectionError as e:  # APITimeoutError included
-            raise ProviderError(self.name, f"{type(e).__name__}: {e}") from e
-        except (openai.OpenAIError, ValueError) as e:
-            # E.g. a body the SDK cannot decode: sending it again will not help.
-            raise ProviderError(self.name, f"{type(e).__name__}: {e}", retryable=False) from e
+        return params
 
-        try:
-            message = completion.choices[0].message
-            # A refusal replaces the content; it is still the model's answer to show.
-            text = message.content if message.content is not None else (message.refusal or "")
-            usage = _usage(completion.usage)
-        except (AttributeError, IndexError, TypeError) as e:
-            # The SDK builds its models without validation; a malformed body shows here.
-            raise ProviderError(self.name, f"malformed response: {e}", retryable=False) from e
-        return ChatResult(text=text, usage=usage, provider=self.name,
-                          model=completion.model or model)
+    def _failure(self, e: Exception) -> ProviderError:
+        if isinstance(e, openai.APIStatusError):
+            return ProviderError(self.name, _status_message(e), http_status=e.status_code,
+                                 retry_after=retry_after(e.response.headers))
+        if isinstance(e, openai.APIConnectionError):  # APITimeoutError included
+            return ProviderError(self.name, f"{type(e).__name__}: {e}")
+        if type(e) is openai.APIError and e.type not in _CALLER_FAULTS:
+            # An error event inside the stream: the vendor failed while answering, so
+            # another try may succeed; it has no status of its own.
+            return ProviderError(self.name, f"{e.type or 'error'}: {e.message}", retryable=True)
+        # E.g. a body the SDK cannot decode: sending it again will not help.
+        return ProviderError(self.name, f"{type(e).__name__}: {e}", retryable=False)
 
 
 def strict_schema(schema: dict) -> dict:

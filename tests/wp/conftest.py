@@ -2,7 +2,9 @@
 throwaway folder by scripts/wp-env, served by `php -S`) on the test MariaDB from
 tests/conftest.py, a fake sidecar that verifies every signature and records what the
 plugin sent, and, for the journeys that need it, the real sidecar (`rtac serve`, offline
-provider) behind that fake (which then forwards each verified request unchanged).
+provider) behind that fake (which then forwards each verified request unchanged), and a
+buffering reverse proxy (Debian's nginx, `proxy_buffering on`, deaf to X-Accel-Buffering)
+in front of the WordPress, as some hosts have.
 
 Nothing is skipped: a missing prerequisite fails with what to install (`make test`
 installs all of it)."""
@@ -13,6 +15,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -141,7 +144,8 @@ def wp_env(mariadb, fake_sidecar, wp_site_credentials, artifacts):
                           capture_output=True, text=True, env=env, timeout=300)
     if proc.returncode != 0:
         pytest.fail(f"scripts/wp-env start failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}", pytrace=False)
-    shutil.copy(HERE / "fixtures" / "rtac-test-hooks.php", wp_dir / "wp-content" / "mu-plugins" / "rtac-test-hooks.php")
+    for fixture in (HERE / "fixtures").glob("rtac-test-*.php"):  # the test mu-plugins
+        shutil.copy(fixture, wp_dir / "wp-content" / "mu-plugins" / fixture.name)
     print(f"WordPress up at http://127.0.0.1:{port} in {time.monotonic() - started:.1f}s ({wp_dir})")
     wp = WPEnv(dir=wp_dir, url=f"http://127.0.0.1:{port}", port=port, db_url=db_url, site_id=site_id,
                secret=secret, fake=fake_sidecar)
@@ -208,6 +212,28 @@ def real_sidecar(database_url, engine, master_key, wp_site_credentials, artifact
         log.close()
 
 
+@dataclass
+class VendorSidecar:
+    url: str
+    vendor: "object"  # tests.fakes.anthropic_server.FakeAnthropic: script its replies and pace
+
+
+@pytest.fixture(scope="session")
+def vendor_sidecar(real_sidecar, database_url, master_key, artifacts):
+    """A second real sidecar (`rtac serve`, the same database and site as `real_sidecar`) whose
+    model vendor is a local fake of the Anthropic API, streaming at the pace a test scripts."""
+    from tests.fakes.anthropic_server import FakeAnthropic
+
+    from .sidecar_process import RtacServe
+    with FakeAnthropic() as vendor:
+        env = {"RTAC_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": vendor.base_url}
+        try:
+            with RtacServe(database_url, master_key, artifacts / "vendor-sidecar.log", env) as serve:
+                yield VendorSidecar(serve.url, vendor)
+        except RuntimeError as exc:
+            pytest.fail(str(exc), pytrace=False)
+
+
 @pytest.fixture
 def fake(fake_sidecar):
     """The fake sidecar, reset for this test."""
@@ -224,3 +250,92 @@ def via_real_sidecar(fake, real_sidecar):
     fake_sidecar.set_proxy(real_sidecar.url)
     yield real_sidecar
     fake_sidecar.set_proxy(None)
+
+
+class BufferingProxy:
+    """Debian's nginx in front of the WordPress, holding responses back as some hosts' proxies
+    do: `proxy_buffering on` with buffers larger than any answer, and the application's
+    `X-Accel-Buffering: no` ignored. A plain foreground process (not the package's service)
+    with its own prefix, config, pid and logs under a temp dir.
+
+    WordPress is told it is its own address (Host), so it redirects nowhere; pages served
+    through the proxy get the proxy's address as their REST URL (the test mu-plugin reads
+    X-Rtac-Test-Origin), so the widget's requests go through it too."""
+
+    def __init__(self, upstream_port: int, artifacts: Path):
+        binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+        if binary is None:
+            pytest.fail(f"nginx is not installed (apt-get install nginx) — {INSTALL_HINT}", pytrace=False)
+        self.binary, self.port, self.artifacts = binary, free_port(), artifacts
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.prefix = Path(tempfile.mkdtemp(prefix="rtac-wp-nginx-"))
+        for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            (self.prefix / d).mkdir()
+            os.chmod(self.prefix / d, 0o777)  # the worker may run as nobody
+        (self.prefix / "nginx.conf").write_text(f"""
+daemon off;
+worker_processes 1;
+pid {self.prefix}/nginx.pid;
+error_log {self.prefix}/error.log info;
+events {{ worker_connections 128; }}
+http {{
+    access_log {self.prefix}/access.log;
+    client_body_temp_path {self.prefix}/client_body;
+    proxy_temp_path {self.prefix}/proxy;
+    fastcgi_temp_path {self.prefix}/fastcgi;
+    uwsgi_temp_path {self.prefix}/uwsgi;
+    scgi_temp_path {self.prefix}/scgi;
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            proxy_pass http://127.0.0.1:{upstream_port};
+            proxy_http_version 1.1;
+            proxy_set_header Host 127.0.0.1:{upstream_port};
+            proxy_set_header X-Rtac-Test-Origin {self.url};
+            proxy_buffering on;
+            proxy_ignore_headers X-Accel-Buffering;
+            proxy_buffer_size 64k;
+            proxy_buffers 8 64k;
+            proxy_busy_buffers_size 128k;
+            proxy_read_timeout 120s;
+        }}
+    }}
+}}
+""")
+
+    def __enter__(self) -> "BufferingProxy":
+        args = [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
+                "-e", str(self.prefix / "error.log")]
+        check = subprocess.run([*args, "-t"], capture_output=True, text=True)
+        if check.returncode != 0:
+            pytest.fail(f"nginx -t refused the proxy's config:\n{check.stderr}", pytrace=False)
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        self.__exit__()
+        pytest.fail(f"nginx did not listen:\n{(self.prefix / 'error.log').read_text()}", pytrace=False)
+
+    def __exit__(self, *exc) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish what is in flight
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        for name in ("error.log", "access.log"):
+            if (self.prefix / name).exists():
+                shutil.copy(self.prefix / name, self.artifacts / f"nginx-{name}")
+        shutil.rmtree(self.prefix, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def buffering_proxy(wp_env, artifacts):
+    """The WordPress behind a buffering nginx: its base URL."""
+    with BufferingProxy(wp_env.port, artifacts) as proxy:
+        yield proxy.url

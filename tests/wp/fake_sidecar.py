@@ -1,6 +1,6 @@
 """A local fake of the rtac sidecar for the WordPress plugin's tests.
 
-It speaks the sidecar API's shapes (DESIGN.md), verifies every request's signature
+It speaks the sidecar API's shapes (docs/api.md), verifies every request's signature
 exactly as the sidecar does (`sidecar.signing.signature`: HMAC over ts, METHOD, path,
 nonce and sha256(body); timestamp within 300 s; a nonce never seen before) and answers
 401 on any mismatch, records every request (verified or not), and lets a test script
@@ -11,22 +11,37 @@ Control routes under /__fake/ (unsigned; the plugin never calls them) let PHPUni
 drive it over HTTP:
     GET  /__fake/requests[?since=N]   {"requests": [...], "next": N}
     POST /__fake/reset                forget requests, scripts, documents; default unanswered items
-    POST /__fake/script               {method, path, status?, body?, raw?, delay?, drop?, times?}
+    POST /__fake/script               {method, path, status?, body?, raw?, delay?, drop?, times?, stream?}
     POST /__fake/unanswered           {"items": [...]}   the open questions GET /v1/unanswered lists
+    POST /__fake/conversations        {"items": [...]}   the owner's log: whole conversations with their
+                                      turns, newest first (GET /v1/conversations[/<id>] answer from them)
+    POST /__fake/clock                {"offset": seconds} the fake's clock runs this far ahead (negative:
+                                      behind): its Date header and its signature window both use it
     GET  /__fake/documents            {"documents": {"<source>:<source_id>": {...}}}
     POST /__fake/proxy                {"url": "http://...real sidecar" | null}
 In proxy mode a verified request is forwarded byte for byte (same signed headers) to the
 real sidecar and its answer returned unchanged: the plugin talks to the real sidecar and
-the test still sees what it sent.
+the test still sees what it sent. An event stream is passed on as it arrives.
+
+Streaming: a POST /v1/chat sent with `Accept: text/event-stream` that is answered 200 gets
+the sidecar's event stream (chunked `text/event-stream`): by default the reply in a few
+`delta` pieces and then `done` with the whole answer; a script's `stream` sets the events,
+each {"event": "delta"|"done"|"error", "data"?: ..., "delay"?: seconds} (a `done` without
+data carries the answer), {"raw": "exact text"} or {"drop": true} (the connection closes
+mid-stream). What was sent and how the stream ended is recorded (`stream`,
+`stream_outcome`: complete, dropped or client_closed, `stream_ended_at`); a client that
+hangs up during a delay is noticed at once.
 """
 from __future__ import annotations
 
+import base64
 import copy
 import hmac
 import http.client
 import itertools
 import json
 import re
+import select
 import socket
 import threading
 import time
@@ -41,6 +56,12 @@ from sidecar.validation import parse_chat, parse_document_ref, parse_documents, 
 
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 _UNANSWERED_ACTION = re.compile(r"^/v1/unanswered/([0-9]+)/(resolve|dismiss)$")
+_CONVERSATION = re.compile(r"^/v1/conversations/([^/]+)$")
+_LANG = re.compile(r"^[a-z]{2,3}$")
+_FLAGS = {"unanswered": "unanswered", "degraded": "degraded", "lead": "lead_captured", "forgot": "forgot"}
+# Cursors are opaque; these start with characters a URL must encode ("+" and "/"), so a client
+# that sends one unencoded gets a 400 here, as it would from a strict sidecar.
+_CURSOR_PREFIX = "+/"
 
 
 def default_unanswered() -> list[dict]:
@@ -57,6 +78,64 @@ def default_unanswered() -> list[dict]:
     ]
 
 
+def default_conversations() -> list[dict]:
+    """The owner's log, newest first: whole conversations (what GET /v1/conversations/<id> answers)."""
+    return [
+        {"id": "c0ffee0000000000000000000000000a", "lang": "et", "lead_captured": False, "forgot": True,
+         "turns": [
+             {"seq": 1, "at": "2026-11-20T09:30:00Z", "message": "Kas te parandate <b>tandemeid</b> & \"rollereid\"?",
+              "reply": "Kahjuks ei oska ma sellele vastata. <script>alert(1)</script>", "action": "show_contact",
+              "unanswered": True, "degraded": False, "sources": []},
+             {"seq": 2, "at": "2026-11-20T09:31:00Z", "message": "Unusta mu telefoninumber.",
+              "reply": "Unustasin selle.", "action": "none", "unanswered": False, "degraded": False,
+              "sources": []},
+         ]},
+        {"id": "c0ffee0000000000000000000000000b", "lang": "en", "lead_captured": True, "forgot": False,
+         "turns": [
+             {"seq": 1, "at": "2026-11-19T16:00:00Z", "message": "How much is a basic service?",
+              "reply": "A basic service costs 45 €.", "action": "none", "unanswered": False, "degraded": False,
+              "sources": [{"title": "Prices", "url": "http://example.test/prices/"}]},
+             {"seq": 2, "at": "2026-11-19T16:01:00Z", "message": "Do you repair carbon frames?",
+              "reply": "I could not find that on this site. Leave your contacts and we will call you.",
+              "action": "offer_lead", "unanswered": True, "degraded": True, "sources": []},
+         ]},
+        {"id": "c0ffee0000000000000000000000000c", "lang": "en", "lead_captured": False, "forgot": False,
+         "turns": [
+             {"seq": 1, "at": "2026-11-18T12:00:00Z", "message": "When are you open?",
+              "reply": "Mon–Fri 10:00–19:00.", "action": "none", "unanswered": False, "degraded": False,
+              "sources": []},
+         ]},
+    ]
+
+
+def conversation_summary(conv: dict) -> dict:
+    """A list item of GET /v1/conversations: counts and flags over the conversation's turns."""
+    turns = conv.get("turns") or []
+    ats = [t.get("at") for t in turns if t.get("at")]
+    return {"id": conv["id"], "lang": conv.get("lang", "en"),
+            "started_at": conv.get("started_at") or (min(ats) if ats else None),
+            "last_at": conv.get("last_at") or (max(ats) if ats else None),
+            "turns": len(turns),
+            "degraded": bool(conv.get("degraded", any(t.get("degraded") for t in turns))),
+            "unanswered": bool(conv.get("unanswered", any(t.get("unanswered") for t in turns))),
+            "lead_captured": bool(conv.get("lead_captured", False)),
+            "forgot": bool(conv.get("forgot", False))}
+
+
+def _cursor(offset: int) -> str:
+    return _CURSOR_PREFIX + base64.b64encode(f"offset:{offset}".encode()).decode()
+
+
+def _offset(cursor: str) -> int | None:
+    if not cursor.startswith(_CURSOR_PREFIX):
+        return None
+    try:
+        kind, _, value = base64.b64decode(cursor[len(_CURSOR_PREFIX):], validate=True).decode().partition(":")
+        return int(value) if kind == "offset" and value.isdigit() else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
 @dataclass
 class Recorded:
     seq: int
@@ -71,6 +150,9 @@ class Recorded:
     at: float = 0.0
     handler_seconds: float = 0.0  # the fake's own time for this request
     invalid: str | None = None    # the sidecar's validator refused the body (its message)
+    stream: list[dict] = field(default_factory=list)  # events sent: {"event", "at"} (time.time())
+    stream_outcome: str | None = None  # "complete", "dropped" or "client_closed"
+    stream_ended_at: float | None = None
 
     @property
     def json(self) -> Any:
@@ -83,7 +165,8 @@ class Recorded:
         return {"seq": self.seq, "method": self.method, "path": self.path, "query": self.query,
                 "headers": self.headers, "body": self.body.decode("utf-8", "replace"), "json": self.json,
                 "verified": self.verified, "error": self.error, "status": self.status, "at": self.at,
-                "handler_seconds": self.handler_seconds, "invalid": self.invalid}
+                "handler_seconds": self.handler_seconds, "invalid": self.invalid, "stream": self.stream,
+                "stream_outcome": self.stream_outcome, "stream_ended_at": self.stream_ended_at}
 
 
 @dataclass
@@ -97,6 +180,7 @@ class Script:
     drop: bool = False          # close the connection without an answer (a sidecar that died)
     times: int | None = 1       # None: every time
     fn: Callable[[Recorded], tuple[int, Any]] | None = None
+    stream: list[dict] | None = None  # the events of a streamed answer (see the module's docstring)
 
     def matches(self, method: str, path: str) -> bool:
         if self.method.upper() != method:
@@ -110,6 +194,8 @@ class _State:
     scripts: list[Script] = field(default_factory=list)
     documents: dict[str, dict] = field(default_factory=dict)
     unanswered: list[dict] = field(default_factory=default_unanswered)
+    log: list[dict] = field(default_factory=default_conversations)
+    clock_offset: float = 0.0
     nonces: set[str] = field(default_factory=set)
     conversations: itertools.count = field(default_factory=lambda: itertools.count(1))
     proxy: str | None = None
@@ -126,7 +212,7 @@ class FakeSidecar:
         class Handler(_Handler):
             sidecar = fake
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server = _QuietServer((host, port), Handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -158,9 +244,10 @@ class FakeSidecar:
 
     def script(self, method: str, path: str, *, status: int = 200, body: Any = None, raw: bytes | None = None,
                delay: float = 0.0, drop: bool = False, times: int | None = 1,
-               fn: Callable[[Recorded], tuple[int, Any]] | None = None) -> None:
+               fn: Callable[[Recorded], tuple[int, Any]] | None = None, stream: list[dict] | None = None) -> None:
         with self._lock:
-            self._state.scripts.append(Script(method.upper(), path, status, body, raw, delay, drop, times, fn))
+            self._state.scripts.append(Script(method.upper(), path, status, body, raw, delay, drop, times, fn,
+                                              copy.deepcopy(stream)))
 
     def set_proxy(self, url: str | None) -> None:
         with self._lock:
@@ -169,6 +256,20 @@ class FakeSidecar:
     def set_unanswered(self, items: list[dict]) -> None:
         with self._lock:
             self._state.unanswered = copy.deepcopy(items)
+
+    def set_conversations(self, items: list[dict]) -> None:
+        """The owner's log (whole conversations with turns, newest first)."""
+        with self._lock:
+            self._state.log = copy.deepcopy(items)
+
+    def set_clock_offset(self, seconds: float) -> None:
+        """Run the fake's clock ahead (or behind): its Date header and its signature window."""
+        with self._lock:
+            self._state.clock_offset = float(seconds)
+
+    def now(self) -> float:
+        with self._lock:
+            return time.time() + self._state.clock_offset
 
     @property
     def requests(self) -> list[Recorded]:
@@ -211,14 +312,14 @@ class FakeSidecar:
 
     # -- the sidecar's side ------------------------------------------------------
     def verify(self, method: str, path: str, headers: dict[str, str], body: bytes) -> str | None:
-        """None when the request is signed as DESIGN.md says, else the error code."""
+        """None when the request is signed as docs/signature.md says, else the error code."""
         site = headers.get("x-rtac-site", "")
         ts = headers.get("x-rtac-timestamp", "")
         nonce = headers.get("x-rtac-nonce", "")
         sig = headers.get("x-rtac-signature", "")
         if not (site and ts and nonce and sig):
             return "missing_signature"
-        if not re.fullmatch(r"[0-9]{1,15}", ts) or abs(time.time() - int(ts)) > MAX_SKEW:
+        if not re.fullmatch(r"[0-9]{1,15}", ts) or abs(self.now() - int(ts)) > MAX_SKEW:
             return "stale_timestamp"
         if not _NONCE.fullmatch(nonce):
             return "bad_nonce"
@@ -281,9 +382,23 @@ class FakeSidecar:
                 key = f"{data.get('source')}:{data.get('source_id')}"
                 return 200, {"deleted": 1 if st.documents.pop(key, None) is not None else 0}
             if (m, p) == ("GET", "/v1/unanswered"):
-                status = urllib.parse.parse_qs(rec.query).get("status", ["open"])[0]
-                items = [q for q in st.unanswered if status == "all" or q["status"] == status]
+                query = urllib.parse.parse_qs(rec.query)
+                status = query.get("status", ["open"])[0]
+                lang = query.get("lang", [""])[0]
+                if lang and not _LANG.fullmatch(lang):
+                    return 400, _error("bad_request", "lang: a language code such as 'en'")
+                items = [q for q in st.unanswered if (status == "all" or q["status"] == status)
+                         and (not lang or q.get("lang") == lang)]
                 return 200, {"items": copy.deepcopy(items)}
+            if (m, p) == ("GET", "/v1/conversations"):
+                return self._conversations(st, rec.query)
+            hit = _CONVERSATION.match(p)
+            if m == "GET" and hit:
+                for conv in st.log:
+                    if conv["id"] == hit.group(1):
+                        return 200, {"id": conv["id"], "lang": conv.get("lang", "en"),
+                                     "turns": copy.deepcopy(conv.get("turns") or [])}
+                return 404, _error("not_found", "no such conversation (unknown, expired or erased)")
             hit = _UNANSWERED_ACTION.match(p)
             if m == "POST" and hit:
                 qid, action = int(hit.group(1)), hit.group(2)
@@ -297,7 +412,10 @@ class FakeSidecar:
                 return 200, {"turns": 42, "input_tokens": 42000, "output_tokens": 4200,
                              "cache_read_input_tokens": 30000, "cache_read_share": 0.71,
                              "estimated_cost_usd": 0.12, "open_unanswered": open_count,
-                             "price_corrections": 0, "pending_embeddings": 0}
+                             "price_corrections": 0, "pending_embeddings": 0,
+                             "languages": {"en": {"turns": 30, "own": 24, "other": 2, "none": 4},
+                                           "et": {"turns": 12, "own": 3, "other": 7, "none": 2}},
+                             "daily_budget_usd": None, "spent_today_usd": None}
             if (m, p) == ("POST", "/v1/privacy/export"):
                 return 200, {"memories": [
                     {"kind": "fact", "content": f"Owns a red city bike ({_visitor_key(data)})", "topic": None,
@@ -305,6 +423,39 @@ class FakeSidecar:
             if (m, p) == ("POST", "/v1/privacy/erase"):
                 return 200, {"erased": True, "memories": 1}
         return 404, _error("not_found", f"no route {m} {p}")
+
+    @staticmethod
+    def _conversations(st: "_State", query_string: str) -> tuple[int, Any]:
+        """GET /v1/conversations?limit=&before=&lang=&flag= over the scripted log, newest first."""
+        query = urllib.parse.parse_qs(query_string, keep_blank_values=True)
+        one = {k: v[-1] for k, v in query.items()}
+        limit_s = one.get("limit", "50")
+        if not limit_s.isdigit() or not 1 <= int(limit_s) <= 100:
+            return 400, _error("bad_request", "limit: a whole number from 1 to 100")
+        lang, flag, before = one.get("lang", ""), one.get("flag", ""), one.get("before", "")
+        if lang and not _LANG.fullmatch(lang):
+            return 400, _error("bad_request", "lang: a language code such as 'en'")
+        if flag and flag not in _FLAGS:
+            return 400, _error("bad_request", "flag: one of " + ", ".join(_FLAGS))
+        start = 0
+        if before:
+            start = _offset(before)
+            if start is None:
+                return 400, _error("bad_request", "before: not a cursor this service gave out")
+        items = [conversation_summary(c) for c in st.log]
+        items = [i for i in items if (not lang or i["lang"] == lang) and (not flag or i[_FLAGS[flag]])]
+        page = items[start:start + int(limit_s)]
+        more = start + int(limit_s) < len(items)
+        return 200, {"items": page, "next": _cursor(start + int(limit_s)) if more else None}
+
+
+def _default_events(answer: dict) -> list[dict]:
+    """A streamed answer as the sidecar sends one: the reply in up to three pieces that add up
+    to it exactly, then `done` with the whole answer."""
+    words = re.findall(r"\S+\s*", str(answer.get("reply") or ""))
+    size = max(1, -(-len(words) // 3))
+    pieces = ["".join(words[i:i + size]) for i in range(0, len(words), size)]
+    return [{"event": "delta", "data": {"text": p}} for p in pieces] + [{"event": "done"}]
 
 
 def _route(path: str) -> str:
@@ -326,6 +477,14 @@ def _error(code: str, message: str, retryable: bool = False) -> dict:
     return {"error": {"code": code, "message": message, "retryable": retryable}}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A client that hangs up (the relay when its visitor left) is expected; others are shown."""
+        import sys
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     sidecar: FakeSidecar
     protocol_version = "HTTP/1.1"
@@ -333,6 +492,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format, *args):  # noqa: A002 - quiet
         pass
+
+    def date_time_string(self, timestamp=None):
+        """The Date header by the fake's own (possibly scripted) clock."""
+        return super().date_time_string(self.sidecar.now() if timestamp is None else timestamp)
 
     def parse_request(self):
         self._t0 = time.perf_counter()
@@ -412,8 +575,69 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             status, payload = fake.default_answer(rec)
         rec.status = status
-        self._send(status, payload, raw)
+        if (status == 200 and raw is None and isinstance(payload, dict) and _route(url.path) == "/v1/chat"
+                and "text/event-stream" in (headers.get("accept") or "").lower()):
+            self._send_stream(rec, script.stream if script is not None and script.stream is not None
+                              else _default_events(payload), payload)
+        else:
+            self._send(status, payload, raw)
         rec.handler_seconds = time.perf_counter() - self._t0
+
+    # -- event streams ------------------------------------------------------------
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _client_gone(self, wait: float) -> bool:
+        """Wait up to `wait` seconds; True as soon as the client has closed the connection."""
+        deadline = time.monotonic() + wait
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            readable, _, _ = select.select([self.connection], [], [], left)
+            if readable:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return True
+                except OSError:
+                    return True
+                time.sleep(min(left, 0.05))  # the client sent more (it should not): keep waiting
+
+    def _stream_ended(self, rec: Recorded, outcome: str) -> None:
+        rec.stream_outcome, rec.stream_ended_at = outcome, time.time()
+        if outcome != "complete":
+            self.close_connection = True
+
+    def _send_stream(self, rec: Recorded, events: list[dict], answer: dict) -> None:
+        """The sidecar's event stream, chunked, each event flushed on its own."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Accel-Buffering", "no")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for item in events:
+                if item.get("delay") and self._client_gone(float(item["delay"])):
+                    return self._stream_ended(rec, "client_closed")
+                if item.get("drop"):
+                    return self._stream_ended(rec, "dropped")
+                if "raw" in item:
+                    data = str(item["raw"]).encode()
+                else:
+                    body = item.get("data")
+                    if item["event"] == "done" and body is None:
+                        body = answer
+                    data = f"event: {item['event']}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n".encode()
+                self._write_chunk(data)
+                rec.stream.append({"event": item.get("event", "raw"), "at": time.time()})
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            self._stream_ended(rec, "complete")
+        except (BrokenPipeError, ConnectionResetError):
+            self._stream_ended(rec, "client_closed")
 
     def _forward(self, base: str, rec: Recorded) -> None:
         target = urllib.parse.urlsplit(base)
@@ -424,12 +648,38 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             conn.request(rec.method, path, body=rec.body, headers=headers)
             resp = conn.getresponse()
-            data = resp.read()
             rec.status = resp.status
-            self._send(resp.status, raw=data, content_type=resp.getheader("Content-Type", "application/json"))
+            content_type = resp.getheader("Content-Type", "application/json")
+            if content_type.startswith("text/event-stream"):
+                self._forward_stream(rec, resp, content_type)
+            else:
+                self._send(resp.status, raw=resp.read(), content_type=content_type)
         finally:
             conn.close()
         rec.handler_seconds = time.perf_counter() - self._t0
+
+    def _forward_stream(self, rec: Recorded, resp: http.client.HTTPResponse, content_type: str) -> None:
+        """The real sidecar's event stream passed on piece by piece as it arrives."""
+        self.send_response(resp.status)
+        self.send_header("Content-Type", content_type)
+        for name in ("Cache-Control", "X-Accel-Buffering"):
+            if resp.getheader(name):
+                self.send_header(name, resp.getheader(name))
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            while True:
+                data = resp.read1(65536)
+                if not data:
+                    break
+                self._write_chunk(data)
+                rec.stream.append({"event": "bytes", "at": time.time()})
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            self._stream_ended(rec, "complete")
+        except (BrokenPipeError, ConnectionResetError):
+            self._stream_ended(rec, "client_closed")
 
     def _control(self, url, body: bytes) -> None:
         fake = self.sidecar
@@ -446,10 +696,16 @@ class _Handler(BaseHTTPRequestHandler):
             raw = data.get("raw")
             fake.script(data["method"], data["path"], status=int(data.get("status", 200)), body=data.get("body"),
                         raw=raw.encode() if isinstance(raw, str) else None, delay=float(data.get("delay", 0)),
-                        drop=bool(data.get("drop", False)), times=data.get("times", 1))
+                        drop=bool(data.get("drop", False)), times=data.get("times", 1), stream=data.get("stream"))
             return self._send(200, {"ok": True})
         if route == ("POST", "/__fake/unanswered"):
             fake.set_unanswered(data.get("items", []))
+            return self._send(200, {"ok": True})
+        if route == ("POST", "/__fake/conversations"):
+            fake.set_conversations(data.get("items", []))
+            return self._send(200, {"ok": True})
+        if route == ("POST", "/__fake/clock"):
+            fake.set_clock_offset(float(data.get("offset", 0)))
             return self._send(200, {"ok": True})
         if route == ("GET", "/__fake/unanswered"):
             return self._send(200, {"items": fake.unanswered})

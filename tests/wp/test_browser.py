@@ -5,12 +5,19 @@
 - An administrator opens the unanswered report, adds an answer to the knowledge base, and the
   next visitor's question is answered from it — with the real sidecar (`rtac serve`, offline
   provider) behind the recording fake.
-Screenshots of the widget and the report go to test-artifacts/wp/.
+- An owner reads the conversation log, opens a conversation and turns its unanswered question
+  into a knowledge-base entry (the log scripted at the fake, in the sidecar's shapes).
+- Streamed answers: text appears while the (fake) model vendor is still writing, through the
+  real sidecar and the plugin's relay, and the final text is the sidecar's `done` reply; behind
+  a buffering reverse proxy (nginx) the visitor still gets the whole answer, and so does a
+  widget told by Site Health to ask for whole answers.
+Screenshots of the widget, the report and the log go to test-artifacts/wp/.
 """
 from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -96,12 +103,40 @@ class Page:
         self.page.locator("#rtac-widget [data-rtac='input']").wait_for(state="visible")
 
     def ask(self, text: str, replies_before: int | None = None):
+        """Send a message and wait for the whole answer (a streamed one is complete when the log
+        is no longer busy)."""
         agent = self.page.locator("#rtac-widget [data-rtac='message'][data-role='agent']")
         n = agent.count() if replies_before is None else replies_before
         self.page.locator("#rtac-widget [data-rtac='input']").fill(text)
         self.page.locator("#rtac-widget [data-rtac='send']").click()
         agent.nth(n).wait_for(state="visible")
+        self.page.locator("#rtac-widget [data-rtac='log']:not([aria-busy])").wait_for(state="attached")
         return agent.nth(n)
+
+    def watch_answers(self):
+        """Record in the page, by the page's clock (ms since the epoch), when each chat request
+        starts, every text the newest agent bubble shows, and each finished answer (the
+        widget's `rtac:message` event, i.e. the `done` reply). Read with answers()."""
+        self.page.evaluate("""() => {
+            const w = window.__rtac = { requests: [], texts: [], done: [] };
+            const host = document.getElementById('rtac-widget');
+            host.addEventListener('rtac:message', e => w.done.push([Date.now(), e.detail]));
+            const seen = () => {
+                const all = host.shadowRoot.querySelectorAll("[data-rtac='message'][data-role='agent']");
+                const t = all.length ? all[all.length - 1].textContent : '';
+                const last = w.texts[w.texts.length - 1];
+                if (t && (!last || last[1] !== t)) w.texts.push([Date.now(), t, all.length]);
+            };
+            new MutationObserver(seen).observe(host.shadowRoot, { subtree: true, childList: true, characterData: true });
+            const f = window.fetch;
+            window.fetch = function (url, opts) {
+                if (String(url).includes('/rtac/v1/chat')) w.requests.push([Date.now(), (opts && opts.headers) || {}]);
+                return f.apply(this, arguments);
+            };
+        }""")
+
+    def answers(self) -> dict:
+        return self.page.evaluate("window.__rtac")
 
     def shot(self, artifacts: Path, name: str, full_page: bool = False):
         self.page.screenshot(path=str(artifacts / name), full_page=full_page)
@@ -168,7 +203,10 @@ def test_visitor_asks_clicks_a_quick_reply_and_leaves_contacts(tab, site, fake, 
 
     # The visitor cookie: first party, HttpOnly (page scripts cannot read it), SameSite=Lax.
     cookie = next(c for c in v.context.cookies() if c["name"] == "rtac_visitor")
-    assert cookie["value"] == visitor and cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    # The sidecar knows the visitor by a keyed hash of the cookie, never the cookie itself.
+    assert re.fullmatch(r"[0-9a-f]{32}", cookie["value"]) and visitor != cookie["value"]
+    assert site.php(f"return Rtac_Visitor::sidecar_id('{cookie['value']}');") == visitor
     assert "rtac_visitor" not in page.evaluate("document.cookie")
 
     quick.first.click()
@@ -194,7 +232,9 @@ def test_visitor_asks_clicks_a_quick_reply_and_leaves_contacts(tab, site, fake, 
         $p = get_posts(['post_type' => 'rtac_lead', 'post_status' => 'any', 'numberposts' => 1]);
         return $p ? ['name' => get_post_meta($p[0]->ID, 'rtac_name', true), 'email' => get_post_meta($p[0]->ID, 'rtac_email', true),
                      'visitor' => get_post_meta($p[0]->ID, 'rtac_visitor_id', true), 'conversation' => get_post_meta($p[0]->ID, 'rtac_conversation_id', true)] : null;""")
-    assert lead == {"name": "Mari Maasikas", "email": "mari@example.test", "visitor": visitor, "conversation": "conv-1"}
+    # The lead keeps the same keyed hashes, never the cookie or the conversation id.
+    assert lead == {"name": "Mari Maasikas", "email": "mari@example.test", "visitor": visitor,
+                    "conversation": site.php("return Rtac_Leads::conversation_ref('conv-1');")}
     mail = [m for m in site.mails() if "Mari Maasikas" in m["message"]]
     assert mail and "mari@example.test" in mail[-1]["message"], "the owner was mailed"
 
@@ -363,6 +403,90 @@ def test_admin_answers_an_unanswered_question_and_the_next_visitor_gets_it(tab, 
     site.php("wp_delete_post((int) get_option('rtac_test_price_id'), true); delete_option('rtac_test_price_id'); return true;")
 
 
+def test_owner_reads_the_log_and_answers_an_unanswered_turn(tab, site, fake, artifacts):
+    # The log as GET /v1/conversations[/<id>] gives it, scripted at the fake (which pages it with
+    # its own opaque cursor and filters by the route's lang and flag).
+    question = "Do you fit dynamo hub lights?"
+    fake.set_conversations([
+        {"id": "c0ffee00000000000000000000000d01", "lang": "en", "lead_captured": True, "forgot": False, "turns": [
+            {"seq": 1, "at": "2026-11-21T09:00:00Z", "message": "How much is a basic service?",
+             "reply": "A basic service costs 45 € and takes about two working days.", "action": "none",
+             "unanswered": False, "degraded": False,
+             "sources": [{"title": "Prices", "url": site.url + "/prices/"},
+                         {"title": "A forum thread", "url": "https://forum.example/thread/1"}]},
+            {"seq": 2, "at": "2026-11-21T09:01:00Z", "message": question + " <img src=x onerror=alert(1)>",
+             "reply": "I could not find that on this site. Leave your contacts and we will call you back.",
+             "action": "offer_lead", "unanswered": True, "degraded": False, "sources": []}]},
+        {"id": "c0ffee00000000000000000000000d02", "lang": "et", "lead_captured": False, "forgot": False, "turns": [
+            {"seq": 1, "at": "2026-11-20T15:00:00Z", "message": "Millal te avatud olete?",
+             "reply": "E–R 10:00–19:00.", "action": "none", "unanswered": False, "degraded": False, "sources": []}]},
+    ])
+    fake.set_unanswered([{"id": 301, "question": question + " <img src=x onerror=alert(1)>", "lang": "en",
+                          "page_url": site.url + "/", "count": 1, "first_asked": "2026-11-21T09:01:00Z",
+                          "last_asked": "2026-11-21T09:01:00Z", "status": "open"}])
+    admin = tab()
+    login(admin, site.admin_user, site.admin_password)
+    page = admin.goto("/wp-admin/")
+    page.locator("#toplevel_page_rtac > a").click()  # Assistant, then its Conversations entry
+    page.wait_for_load_state("domcontentloaded")
+    page.locator("#toplevel_page_rtac .wp-submenu a[href*='page=rtac-conversations']").click()
+    page.wait_for_load_state("domcontentloaded")
+    rows = page.locator("table.wp-list-table tbody tr")
+    assert rows.count() == 2
+    assert "Lead left" in rows.first.inner_text() and "Unanswered" in rows.first.inner_text()
+    admin.shot(artifacts, "conversations-log.png", full_page=True)
+
+    page.select_option("select[name='flag']", "unanswered")
+    page.locator("form.rtac-filters [type='submit']").click()
+    page.wait_for_load_state("domcontentloaded")
+    assert rows.count() == 1
+    assert fake.requests_to("GET", "/v1/conversations")[-1].query.endswith("flag=unanswered")
+    rows.first.locator("a.row-title").click()
+    page.wait_for_load_state("domcontentloaded")
+
+    turn = page.locator("li.rtac-turn[data-seq='2']")
+    assert turn.locator("[data-role='customer'] .rtac-text").inner_text() == question + " <img src=x onerror=alert(1)>"
+    assert "Asked for contact details" in turn.inner_text()
+    first = page.locator("li.rtac-turn[data-seq='1']")
+    assert first.locator(".rtac-sources a").evaluate_all("els => els.map(a => a.href)") == [site.url + "/prices/"]
+    assert "https://forum.example/thread/1" in first.locator(".rtac-sources").inner_text(), "other hosts are plain text"
+    assert page.locator(".rtac-conversation img").count() == 0
+    admin.shot(artifacts, "conversation-read.png", full_page=True)
+
+    turn.get_by_role("link", name="Add to knowledge base").click()
+    page.wait_for_load_state("domcontentloaded")
+    assert page.locator("#rtac-answer-question").input_value() == question + " <img src=x onerror=alert(1)>"
+    page.locator("#rtac-answer-question").fill(question)
+    page.locator("textarea[name='answer']").fill("Yes: we fit dynamo hub lights, from 60 € plus the parts.")
+    admin.shot(artifacts, "conversation-add-answer.png", full_page=True)
+    page.locator("form:has(textarea[name='answer']) [type='submit']").click()
+    page.wait_for_load_state("domcontentloaded")
+    assert "added to the knowledge base" in page.locator(".notice").first.inner_text()
+    admin.shot(artifacts, "conversation-answer-added.png", full_page=True)
+
+    assert [q["status"] for q in fake.unanswered if q["id"] == 301] == ["resolved"]
+    entry = site.php(f"""$p = get_posts(['post_type' => 'rtac_kb', 'post_status' => 'publish', 'title' => {php_value(question)}]);
+        return $p ? ['id' => $p[0]->ID, 'content' => $p[0]->post_content, 'lang' => get_post_meta($p[0]->ID, 'rtac_lang', true)] : null;""")
+    assert entry and "60 €" in entry["content"] and entry["lang"] == "en"
+    assert f"rtac_kb:{entry['id']}" in fake.documents, "the new entry was synced"
+
+    # The dashboard's language gaps (the fake's /v1/stats `languages`): the pages to translate.
+    site.php("global $wpdb; $wpdb->query(\"DELETE FROM {$wpdb->options} WHERE option_name LIKE '%rtac\\\\_dash%'\"); return true;")
+    dash = admin.goto("/wp-admin/index.php")
+    gaps = dash.locator("#rtac_dashboard .rtac-languages")
+    gaps.wait_for(state="visible")
+    assert "Pages to translate" in gaps.inner_text()
+    assert gaps.locator("tbody tr").first.get_attribute("data-lang") == "et", "the language missing most pages first"
+    dash.locator("#rtac_dashboard").screenshot(path=str(artifacts / "dashboard-language-gaps.png"))
+    gaps.locator("tbody tr[data-lang='et'] a").click()
+    dash.wait_for_load_state("domcontentloaded")
+    assert fake.requests_to("GET", "/v1/unanswered")[-1].query == "status=open&lang=et"
+
+    assert fake.unverified() == [] and fake.invalid() == []
+    assert admin.widget_errors() == [] and admin.dialogs == []
+    site.php(f"wp_delete_post({int(entry['id'])}, true); return true;")
+
+
 def test_admin_reindexes_the_site_in_batches_from_wp_admin(tab, site, fake, artifacts):
     ids = site.php("""
         $ids = [];
@@ -427,3 +551,138 @@ def test_logged_in_visitor_is_known_and_a_stale_nonce_still_chats(tab, site, fak
     assert "Fake answer to: Hello again" in answer.inner_text()
     assert "wp_user_id" not in fake.chats()[-1]["visitor"], "answered as an anonymous visitor"
     site.php(f"require_once ABSPATH . 'wp-admin/includes/user.php'; wp_delete_user({uid}); return true;")
+
+
+def test_the_widget_works_under_a_strict_content_security_policy(tab, site, fake):
+    """A site that sends `script-src 'self'` without 'unsafe-inline' (and requires Trusted Types):
+    the widget reads its configuration from a JSON data block, not from an inline script, and
+    answers; the lead form works and hides its honeypot."""
+    fake.script("POST", "/v1/chat", body={"reply": "Answered under a strict policy.", "action": "offer_lead"})
+    v = tab()
+    v.page.add_init_script("window.__cspViolations = []; document.addEventListener('securitypolicyviolation', e => "
+                           "window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile));")
+    response = v.page.goto(site.url + "/?rtac_test_csp=1", wait_until="domcontentloaded")
+    assert "script-src 'self'" in (response.headers.get("content-security-policy") or "")
+    v.open_chat()
+    assert v.page.locator("#rtac-widget h2").inner_text() == "Questions? Ask us", "the configuration was read"
+    answer = v.ask("Are you open on Saturday?")
+    assert "Answered under a strict policy." in answer.inner_text()
+    assert fake.chats()[-1]["page"]["url"] == site.url + "/", "sent without the query string"
+
+    form = v.page.locator("#rtac-widget [data-rtac='lead-form']")
+    form.wait_for(state="visible")
+    trap = form.locator("[name='website']")
+    assert trap.evaluate("e => e.tabIndex === -1 && !!e.closest('[aria-hidden=true]')"), "out of reach of people"
+    assert trap.evaluate("e => e.closest('label').getBoundingClientRect().width <= 1"), "and out of sight"
+    form.locator("[name='name']").fill("Strict Policy")
+    form.locator("[name='email']").fill("strict@example.test")
+    form.locator("[name='consent']").check()
+    form.locator("[type='submit']").click()
+    v.page.locator("#rtac-widget [data-rtac='notice']").wait_for(state="visible")
+    stored = site.php("""$p = get_posts(['post_type' => 'rtac_lead', 'post_status' => 'any', 'numberposts' => -1,
+                                        's' => 'Strict Policy', 'fields' => 'ids']);
+                         foreach ($p as $id) { wp_delete_post($id, true); }
+                         return count($p);""")
+    assert stored == 1, "a person's lead (honeypot empty) is stored"
+    inline = v.page.evaluate("[...document.scripts].filter(s => !s.src).map(s => (s.type || 'js') + ': ' + s.textContent.slice(0, 60))")
+    assert v.page.evaluate("window.__cspViolations") == [], f"nothing was refused by the policy; inline scripts: {inline}"
+    assert v.widget_errors() == [] and v.dialogs == []
+
+
+STREAMED_REPLY = ("We repair carbon frames in our own workshop. A repair usually takes about a week, depending on "
+                  "the damage. Bring the bike in on any weekday and we will take a look.")
+
+
+def test_streamed_text_appears_while_the_vendor_is_still_writing(tab, site, fake, vendor_sidecar, artifacts):
+    """Browser -> WordPress (the plugin's relay) -> fake sidecar (recording, proxy mode) -> the real
+    sidecar -> a fake Anthropic API writing about 80 characters a second after 0.5 s."""
+    from tests.fakes.anthropic_server import streamed
+    fake.set_proxy(vendor_sidecar.url)
+    reply = {"reply": STREAMED_REPLY, "quick_replies": ["Book a repair", "Opening hours"], "action": "none",
+             "unanswered": False, "forget": []}
+    vendor_sidecar.vendor.script(streamed(reply, first_delay=0.5, chunk_chars=4, interval=0.05))
+    v = tab()
+    v.goto("/")
+    v.open_chat()
+    v.watch_answers()
+    before = len(vendor_sidecar.vendor.streams)
+    v.page.locator("#rtac-widget [data-rtac='input']").fill("Do you repair carbon frames?")
+    v.page.locator("#rtac-widget [data-rtac='send']").click()
+    bubble = v.page.locator("#rtac-widget [data-rtac='message'][data-role='agent']").last
+    bubble.wait_for(state="visible")
+    first = bubble.text_content()
+    streams = vendor_sidecar.vendor.streams[before:]
+    assert streams and not streams[0].ended.is_set(), "the first text was on screen while the vendor was still writing"
+    assert first and STREAMED_REPLY.startswith(first.strip()) and len(first.strip()) < len(STREAMED_REPLY), first
+    # The polite live region announces the finished reply once, not every piece: the growing bubble is
+    # hidden from screen readers and the log is busy meanwhile.
+    assert bubble.evaluate("e => !!e.closest('[aria-hidden=\"true\"]')"), "pieces are not announced"
+    assert v.page.locator("#rtac-widget [data-rtac='log'][aria-busy='true']").count() == 1
+    v.shot(artifacts, "widget-streaming.png")
+    v.page.locator("#rtac-widget [data-rtac='log']:not([aria-busy])").wait_for(state="attached")
+
+    seen = v.answers()
+    assert len(seen["done"]) == 1
+    done = seen["done"][0][1]
+    assert done["reply"] == STREAMED_REPLY and not done["degraded"], done
+    final = v.page.locator("#rtac-widget [data-rtac='message'][data-role='agent']").last
+    assert final.text_content() == done["reply"], "the final text is done.reply"
+    texts = [t for _, t, _ in seen["texts"]]
+    assert len(texts) >= 2 and all(done["reply"].startswith(t) for t in texts), texts
+    assert seen["requests"][0][1].get("Accept") == "text/event-stream"
+    assert v.page.locator("#rtac-widget button[data-rtac='quick-reply']").all_inner_texts() == \
+        ["Book a repair", "Opening hours"], "quick replies come with done"
+    assert final.evaluate("e => !e.closest('[aria-hidden]')"), "the finished reply is what screen readers get"
+    assert v.page.locator("#rtac-widget [aria-hidden='true'] [data-rtac='message']").count() == 0, \
+        "the streaming bubble is gone"
+    sent = fake.requests_to("POST", "/v1/chat")[-1]
+    assert sent.verified and "text/event-stream" in sent.headers["accept"] and sent.stream_outcome == "complete"
+    v.shot(artifacts, "widget-streamed.png")
+
+    # The conversation survives a page load: the finished reply, not the pieces.
+    v.page.reload(wait_until="domcontentloaded")
+    restored = v.page.locator("#rtac-widget [data-rtac='message'][data-role='agent']").last
+    restored.wait_for(state="attached")
+    assert restored.text_content() == STREAMED_REPLY
+    assert v.widget_errors() == []
+
+
+def test_behind_a_buffering_proxy_the_visitor_still_gets_the_whole_answer(tab, site, fake, buffering_proxy, artifacts):
+    """nginx with `proxy_buffering on` (and X-Accel-Buffering ignored) in front of WordPress: the
+    events arrive all at once at the end, and the widget shows the whole answer."""
+    answer = "Yes, we fix e-bikes. Motor and battery checks take a day. Tyres are done while you wait."
+    fake.script("POST", "/v1/chat", body={"reply": answer, "quick_replies": ["Opening hours"]}, stream=[
+        {"event": "delta", "data": {"text": "Yes, we fix e-bikes."}},
+        {"event": "delta", "data": {"text": " Motor and battery checks take a day."}, "delay": 0.7},
+        {"event": "delta", "data": {"text": " Tyres are done while you wait."}, "delay": 0.7},
+        {"event": "done", "delay": 0.2}])
+    v = tab()
+    v.page.goto(buffering_proxy + "/", wait_until="domcontentloaded")
+    v.base = buffering_proxy
+    v.open_chat()
+    v.watch_answers()
+    final = v.ask("Do you fix e-bikes?")
+    assert final.text_content() == answer
+    seen = v.answers()
+    assert seen["requests"][0][1].get("Accept") == "text/event-stream", "the widget asked for a stream"
+    assert [t for _, t, _ in seen["texts"]] == [answer], "the proxy held the pieces back: all of it came at once"
+    assert v.page.locator("#rtac-widget button[data-rtac='quick-reply']").all_inner_texts() == ["Opening hours"]
+    assert fake.requests_to("POST", "/v1/chat")[-1].stream_outcome == "complete"
+    v.shot(artifacts, "widget-behind-buffering-proxy.png")
+
+    # Site Health found the buffering: the widget asks for whole answers (plain JSON).
+    site.php("update_option('rtac_streaming', ['state' => 'buffered', 'checked' => time(), 'spread_ms' => 0, "
+             "'sent_ms' => 800]); return true;")
+    try:
+        fake.script("POST", "/v1/chat", body={"reply": "A whole answer, as asked."})
+        w = tab()
+        w.page.goto(buffering_proxy + "/", wait_until="domcontentloaded")
+        w.base = buffering_proxy
+        w.open_chat()
+        w.watch_answers()
+        assert w.ask("Anything else?").text_content() == "A whole answer, as asked."
+        assert "Accept" not in w.answers()["requests"][0][1]
+        assert fake.requests_to("POST", "/v1/chat")[-1].headers["accept"] == "application/json"
+    finally:
+        site.php("delete_option('rtac_streaming'); return true;")
+    assert v.widget_errors() == [] and w.widget_errors() == []

@@ -61,9 +61,10 @@ def _run(wp_env, artifacts: Path, suite: str, extra_env: dict | None = None) -> 
     assert "OK (" in proc.stdout, proc.stdout
 
 
-def test_phpunit_plugin(wp_env, artifacts, fake_sidecar):
-    """The main suite: RTAC_* constants defined in wp-config.php, pointing at the fake sidecar."""
-    _run(wp_env, artifacts, "plugin")
+def test_phpunit_plugin(wp_env, artifacts, fake_sidecar, buffering_proxy):
+    """The main suite: RTAC_* constants defined in wp-config.php, pointing at the fake sidecar;
+    RTAC_TEST_BUFFERING_PROXY is the WordPress behind a buffering nginx (the streaming tests)."""
+    _run(wp_env, artifacts, "plugin", {"RTAC_TEST_BUFFERING_PROXY": buffering_proxy})
 
 
 def test_phpunit_without_constants(wp_env, artifacts, fake_sidecar):

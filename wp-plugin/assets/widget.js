@@ -1,7 +1,13 @@
-/*! rtac chat widget: dependency-free, no build step. Reads window.rtacConfig; defines no globals. */
+/*! rtac chat widget: dependency-free, no build step. Reads its configuration from the JSON
+    block #rtac-config (data, never executed: no inline script, so a strict CSP holds); defines no globals. */
 (() => {
   'use strict';
-  const D = document, C = window.rtacConfig || {};
+  const D = document, C = (() => {
+    try {
+      const e = D.getElementById('rtac-config');
+      return (e ? JSON.parse(e.textContent) : window.rtacConfig) || {};
+    } catch (e) { return {}; }
+  })();
   // Captured now: currentScript is only set while this script first runs.
   const SRC = (D.currentScript || D.querySelector('script[src*="widget.js"]') || {}).src || '';
   const KEY = 'rtac:conversation';
@@ -14,10 +20,21 @@
     book: 'Book a time', error: 'Sorry, something went wrong. Please try again.'
   };
   const T = k => (C.strings || {})[k] || EN[k];
+  // Icons: [size, path, stroked]. Built as nodes, never parsed from markup, so Trusted Types policies hold too.
   const ICON = {
-    open: '<svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z"/></svg>',
-    close: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" focusable="false"><path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/></svg>',
-    send: '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" focusable="false"><path fill="currentColor" d="M3.4 20.4l17.45-7.48a1 1 0 0 0 0-1.84L3.4 3.6a1 1 0 0 0-1.39.91L2 9.12c0 .5.37.93.87.99L17 12 2.87 13.88c-.5.07-.87.5-.87 1l.01 4.61c0 .71.73 1.2 1.39.91z"/></svg>'
+    open: [28, 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z'],
+    close: [22, 'M6 6l12 12M18 6L6 18', 1],
+    send: [22, 'M3.4 20.4l17.45-7.48a1 1 0 0 0 0-1.84L3.4 3.6a1 1 0 0 0-1.39.91L2 9.12c0 .5.37.93.87.99L17 12 2.87 13.88c-.5.07-.87.5-.87 1l.01 4.61c0 .71.73 1.2 1.39.91z']
+  };
+  const svg = (tag, attrs) => {
+    const e = D.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  };
+  const icon = ([s, d, line]) => {
+    const i = svg('svg', { viewBox: '0 0 24 24', width: s, height: s, 'aria-hidden': 'true', focusable: 'false' });
+    i.append(svg('path', line ? { d, stroke: 'currentColor', 'stroke-width': 2.2, 'stroke-linecap': 'round' } : { d, fill: 'currentColor' }));
+    return i;
   };
 
   // h('tag', {attr: value, text: '...'}, ...children): null/false attributes and children are skipped.
@@ -31,11 +48,7 @@
     e.append(...kids.filter(Boolean));
     return e;
   };
-  const btn = (act, label, attrs) => {
-    const b = h('button', Object.assign({ type: 'button', 'data-rtac': act, 'aria-label': label }, attrs));
-    b.innerHTML = ICON[act]; // static markup only, never server data
-    return b;
-  };
+  const btn = (act, label, attrs) => h('button', Object.assign({ type: 'button', 'data-rtac': act, 'aria-label': label }, attrs), icon(ICON[act]));
   const safe = u => {
     if (typeof u !== 'string' || !u.trim()) return null; // '' would resolve to this very page
     try { const x = new URL(u, location.href); return /^https?:$/.test(x.protocol) ? x : null; } catch (e) { return null; }
@@ -61,6 +74,8 @@
   const rtl = /^(ar|he|fa|ur|ps|yi|dv|ku|sd|ug)\b/i.test(lang) || D.dir === 'rtl';
   const REST = (C.restUrl || '/wp-json/rtac/v1/').replace(/\/?$/, '/');
   let nonce = C.nonce || '';
+  // Answers stream in where the browser can read a stream and the site has not found its host buffering them.
+  const STREAM = C.stream !== false && !!(window.ReadableStream && window.TextDecoder);
 
   let st;
   try { st = JSON.parse(sessionStorage.getItem(KEY)); } catch (e) { /* storage blocked */ }
@@ -94,21 +109,20 @@
     h('div', { class: 'hd', part: 'header' }, h('h2', { id: 'rtac-t', text: C.title || 'Chat' }), btn('close', T('close'), { class: 'x' })),
     log, status, error, composer);
     const launcher = btn('open', T('open'), { class: 'lc', 'aria-controls': 'rtac-p', 'aria-expanded': 'false', part: 'launcher' });
-    const w = h('div', {
-      class: 'w' + (/left/.test(C.position) ? ' l' : ''),
-      style: `--c:${col};--f:${dark ? '#fff' : '#000'};--a:${dark ? col : '#0b57d0'}`
-    }, panel, launcher);
+    const w = h('div', { class: 'w' + (/left/.test(C.position) ? ' l' : '') }, panel, launcher);
+    // Through the CSSOM, not a style attribute: a CSP without 'unsafe-inline' styles allows this.
+    [['--c', col], ['--f', dark ? '#fff' : '#000'], ['--a', dark ? col : '#0b57d0']].forEach(([k, v]) => w.style.setProperty(k, v));
 
     // Styles live in the shadow root. Hidden until they load (or fail: then it works unstyled).
     const css = C.cssUrl || SRC.replace(/\.js(?=[?#]|$)/, '.css');
     if (css && css !== SRC) {
-      const boot = h('style', { text: ':host{display:none!important}' });
-      const show = () => { boot.remove(); log.scrollTop = log.scrollHeight; };
+      host.style.setProperty('display', 'none', 'important');
+      const show = () => { host.style.removeProperty('display'); log.scrollTop = log.scrollHeight; };
       const link = h('link', { rel: 'stylesheet', href: css });
       link.onload = show;
       link.onerror = () => { show(); root.prepend(h('style', { text: '.sr{position:absolute;clip:rect(0 0 0 0)}.m{white-space:pre-wrap}[hidden]{display:none}' })); };
       setTimeout(show, 4000);
-      root.append(boot, link);
+      root.append(link);
     }
     root.append(w);
 
@@ -141,6 +155,8 @@
       field('email', 'leadEmail', 'email', { required: true, autocomplete: 'email', maxlength: 200 }),
       field('phone', 'leadPhone', 'tel', { autocomplete: 'tel', maxlength: 50 }),
       field('message', 'leadMessage', null, { rows: 2, maxlength: 2000 }),
+      // A field people never see or reach: only a script fills it in (the server then stores nothing).
+      h('label', { class: 'sr', 'aria-hidden': 'true' }, 'Website', h('input', { name: 'website', tabindex: -1, autocomplete: 'off' })),
       h('label', { class: 'ck' }, h('input', { type: 'checkbox', name: 'consent', required: true }), h('span', { text: T('leadConsent') })),
       h('p', { role: 'alert', class: 'err' }),
       h('button', { type: 'submit', class: 'btn', 'data-rtac': 'lead-submit', text: T('leadSubmit') }));
@@ -169,15 +185,40 @@
       if (qr) log.append(qr);
     };
 
-    const api = async (path, body) => {
+    // Server-Sent Events: each `delta` text goes to `on` as it arrives; `done` is the whole answer.
+    const events = async (rd, on) => {
+      const dec = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await rd.read();
+        buf += dec.decode(value, { stream: !done }).replace(/\r/g, '');
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          let ev = '', d = [];
+          buf.slice(0, i).split('\n').forEach(l => {
+            const [, k, v] = /^([^:]*):? ?(.*)$/.exec(l);
+            if (k === 'event') ev = v;
+            else if (k === 'data') d.push(v);
+          });
+          buf = buf.slice(i + 2);
+          try { d = JSON.parse(d.join('\n')); } catch (e) { continue; } // comments, keep-alives
+          if (ev === 'delta' && typeof d.text === 'string') on(d.text);
+          else if (ev === 'done') { rd.cancel().catch(() => {}); return d; }
+        }
+        if (done) throw { s: 0 };
+      }
+    };
+    // With `on`, asks for a stream; whatever is not one (buffering proxies, errors) is read as JSON.
+    const api = async (path, body, on) => {
       const r = await fetch(REST + path, {
         method: 'POST', credentials: 'same-origin', body: JSON.stringify(body),
-        headers: Object.assign({ 'Content-Type': 'application/json' }, nonce ? { 'X-WP-Nonce': nonce } : {}),
+        headers: Object.assign({ 'Content-Type': 'application/json' }, on ? { Accept: 'text/event-stream' } : {}, nonce ? { 'X-WP-Nonce': nonce } : {}),
         signal: AbortSignal.timeout ? AbortSignal.timeout(60000) : undefined
       });
+      if (on && r.ok && r.body && /^text\/event-stream/i.test(r.headers.get('Content-Type'))) return events(r.body.getReader(), on);
       const j = await r.json().catch(() => null);
       // A stale nonce (cached page): retry once as an anonymous visitor.
-      if (r.status === 403 && nonce && /nonce/.test(j && j.code)) { nonce = ''; return api(path, body); }
+      if (r.status === 403 && nonce && /nonce/.test(j && j.code)) { nonce = ''; return api(path, body, on); }
       if (!r.ok || !j || typeof j !== 'object') throw { s: r.status, j };
       return j;
     };
@@ -213,14 +254,27 @@
       grow();
       const dots = h('div', { class: 't a typ', 'aria-hidden': 'true' }, h('div', { class: 'm' }, h('i'), h('i'), h('i')));
       log.append(dots);
+      log.setAttribute('aria-busy', 'true');
       status.textContent = T('typing');
       bottom();
-      let j, fail, shown;
+      let j, fail, shown, live;
+      // Streamed text goes into a bubble screen readers skip: the finished reply replaces it and is announced once.
+      const piece = t => {
+        if (!live) {
+          dots.remove();
+          log.append(live = h('div', { class: 't a', 'aria-hidden': 'true' }, h('div', { 'data-rtac': 'message', 'data-role': 'agent', class: 'm', dir: 'auto' })));
+        }
+        live.firstChild.append(t);
+        bottom(live);
+      };
       try {
-        j = await api('chat', { message: text, conversation_id: st.id || undefined, lang, page: { url: location.href, title: D.title } });
+        // The page's address without its query string and fragment: they may carry what the visitor typed elsewhere.
+        j = await api('chat', { message: text, conversation_id: st.id || undefined, lang, page: { url: location.origin + location.pathname, title: D.title } }, STREAM && piece);
         if (typeof j.reply !== 'string') throw { s: 0, j };
       } catch (e) { fail = e || {}; }
       dots.remove();
+      if (live) live.remove();
+      log.removeAttribute('aria-busy');
       status.textContent = '';
       if (fail) {
         drop(m); // keep what they typed: back into the input
@@ -241,7 +295,7 @@
       b.disabled = true;
       e.textContent = '';
       try {
-        const j = await api('lead', { name: v('name'), email: v('email'), phone: v('phone'), message: v('message'), consent: true, conversation_id: st.id });
+        const j = await api('lead', { name: v('name'), email: v('email'), phone: v('phone'), message: v('message'), consent: true, conversation_id: st.id, website: v('website') });
         if (j.ok === false) throw { j };
         st.lead = 1;
         const m = st.msgs.find(x => x.el === f) || {};

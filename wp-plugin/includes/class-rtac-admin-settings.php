@@ -65,8 +65,10 @@ final class Rtac_Admin_Settings {
 				'retention_notice' => array( 'textarea', __( 'Retention notice', 'rtac' ), __( 'Added to the suggested privacy policy text, e.g. how long conversations are kept.', 'rtac' ) ),
 			),
 			Rtac_Registry::OPTION_LIMITS     => array(
-				'per_ip'      => array( 'number', __( 'Messages per minute per IP address', 'rtac' ), __( '0 switches the limit off.', 'rtac' ) ),
-				'per_visitor' => array( 'number', __( 'Messages per minute per visitor', 'rtac' ), __( '0 switches the limit off.', 'rtac' ) ),
+				'per_ip'          => array( 'number', __( 'Messages per minute per IP address', 'rtac' ), __( '0 switches the limit off.', 'rtac' ) ),
+				'per_visitor'     => array( 'number', __( 'Messages per minute per visitor', 'rtac' ), __( '0 switches the limit off.', 'rtac' ) ),
+				'leads_per_day'   => array( 'number', __( 'Contact requests per day', 'rtac' ), __( 'At most this many contact requests a day are stored and e-mailed to you, so a script cannot fill your inbox; later visitors that day are asked to contact you directly. 0 switches the cap off.', 'rtac' ) ),
+				'trusted_proxies' => array( 'textarea', __( 'Trusted reverse proxies', 'rtac' ), __( 'Only when this site runs behind a reverse proxy, load balancer or CDN that sends every request: its IP addresses or CIDR ranges (such as 10.0.0.0/8), one per line. Requests from them are then counted by the visitor address they report in X-Forwarded-For. Leave it empty otherwise: any visitor can write that header. The RTAC_TRUSTED_PROXIES constant in wp-config.php overrides this field.', 'rtac' ) ),
 			),
 		);
 	}
@@ -93,7 +95,7 @@ final class Rtac_Admin_Settings {
 				)
 			);
 			$page = 'rtac-' . $tab;
-			add_settings_section( $option, $title, '__return_false', $page );
+			add_settings_section( $option, $title, 'privacy' === $tab ? array( $this, 'render_privacy_section' ) : '__return_false', $page );
 			foreach ( $fields[ $option ] as $key => $field ) {
 				add_settings_field(
 					$option . '-' . $key,
@@ -112,6 +114,11 @@ final class Rtac_Admin_Settings {
 				);
 			}
 		}
+	}
+
+	/** The privacy tab's introduction: what the log keeps and who reads it. */
+	public function render_privacy_section(): void {
+		echo '<p class="rtac-privacy-intro">' . esc_html__( 'Conversations are kept by the assistant service for its retention period (RTAC_RETENTION_DAYS, 30 days unless set otherwise) and are then deleted; a customer\'s erasure request removes theirs at once. While they are kept, they are readable by your site\'s staff under Assistant → Conversations: administrators, and any role you give the rtac_view_conversations capability. The suggested privacy policy text says so.', 'rtac' ) . '</p>';
 	}
 
 	public function render(): void {
@@ -135,6 +142,9 @@ final class Rtac_Admin_Settings {
 		}
 		echo '</nav>';
 
+		if ( 'connection' === $tab ) {
+			$this->render_url_warning();
+		}
 		echo '<form method="post" action="' . esc_url( admin_url( 'options.php' ) ) . '">';
 		settings_fields( $tabs[ $tab ][0] );
 		do_settings_sections( 'rtac-' . $tab );
@@ -155,6 +165,13 @@ final class Rtac_Admin_Settings {
 		$values = $this->settings->get( $option );
 		$value  = $values[ $key ] ?? '';
 		$locked = Rtac_Registry::OPTION_CONNECTION === $option && $this->settings->is_locked( $key );
+
+		if ( Rtac_Registry::OPTION_LIMITS === $option && 'trusted_proxies' === $key && defined( 'RTAC_TRUSTED_PROXIES' ) ) {
+			printf( '<textarea id="%1$s" rows="4" class="large-text" disabled readonly>%2$s</textarea>', esc_attr( $id ), esc_textarea( implode( "\n", $this->settings->trusted_proxies() ) ) );
+			/* translators: %s: PHP constant name. */
+			printf( '<p class="description">%s</p>', esc_html( sprintf( __( 'Locked by the %s constant in wp-config.php.', 'rtac' ), 'RTAC_TRUSTED_PROXIES' ) ) );
+			return;
+		}
 
 		if ( $locked ) {
 			$value = 'secret' === $key ? '' : $this->settings->connection()[ $key ];
@@ -202,6 +219,34 @@ final class Rtac_Admin_Settings {
 		if ( '' !== $args['desc'] ) {
 			printf( '<p class="description">%s</p>', esc_html( $args['desc'] ) );
 		}
+	}
+
+	/**
+	 * A warning when the sidecar is reached over plain http across a network:
+	 * visitors' messages and the answers would travel readable by anyone on the
+	 * way. (http to this machine, such as http://127.0.0.1:8787, is the normal set-up.)
+	 */
+	private function render_url_warning(): void {
+		$url = (string) $this->settings->connection()['url'];
+		if ( '' === $url || ! self::is_exposed_url( $url ) ) {
+			return;
+		}
+		echo '<div class="notice notice-warning inline rtac-url-warning"><p>';
+		esc_html_e( 'The assistant service is reached over plain http on another machine: visitors\' messages and the answers cross the network unencrypted. Serve it over https (or run it on this server and use a loopback address such as http://127.0.0.1:8787).', 'rtac' );
+		echo '</p>';
+		if ( ! $this->settings->is_locked( 'url' ) ) {
+			echo '<p>';
+			esc_html_e( 'We also recommend setting the connection in wp-config.php instead of here, so it is not kept in the database:', 'rtac' );
+			echo ' <code>RTAC_SIDECAR_URL</code>, <code>RTAC_SITE_ID</code>, <code>RTAC_SIDECAR_SECRET</code>.</p>';
+		}
+		echo '</div>';
+	}
+
+	/** Whether a sidecar URL is neither https nor on this machine. */
+	public static function is_exposed_url( string $url ): bool {
+		$scheme = strtolower( (string) wp_parse_url( $url, PHP_URL_SCHEME ) );
+		$host   = (string) wp_parse_url( $url, PHP_URL_HOST );
+		return 'https' !== $scheme && ! Rtac_Net::is_loopback_host( $host );
 	}
 
 	/* ---- Test connection ---- */

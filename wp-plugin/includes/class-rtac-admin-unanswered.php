@@ -1,7 +1,9 @@
 <?php
 /**
- * The unanswered-questions report (menu slug `rtac-unanswered`): the list,
- * "Add to knowledge base", "Dismiss", bulk dismiss and the CSV export.
+ * The unanswered-questions report (menu slug `rtac-unanswered`): the list
+ * (all languages or one), "Add to knowledge base" (for a listed question, or
+ * for an unanswered turn of a conversation in the log), "Dismiss", bulk
+ * dismiss and the CSV export.
  *
  * Every action runs capability → nonce → wp_unslash → act → wp_safe_redirect
  * with a message code.
@@ -27,12 +29,13 @@ final class Rtac_Admin_Unanswered {
 	}
 
 	/**
-	 * Open questions from the sidecar.
+	 * Open questions from the sidecar, of one language when given.
 	 *
 	 * @return array|WP_Error The items.
 	 */
-	public function fetch() {
-		$res = $this->client()->request( 'GET', '/v1/unanswered?status=open' );
+	public function fetch( string $lang = '' ) {
+		$lang = Rtac_Language::normalize( $lang );
+		$res  = $this->client()->request( 'GET', '/v1/unanswered?status=open' . ( '' !== $lang ? '&lang=' . rawurlencode( $lang ) : '' ) );
 		if ( null !== $res['error'] ) {
 			return $res['error'];
 		}
@@ -55,21 +58,31 @@ final class Rtac_Admin_Unanswered {
 		Rtac_Admin::render_notice();
 		echo '<p>' . esc_html__( 'Questions visitors asked that your site could not answer. Each one is a piece of content worth writing: add an answer and the assistant will use it from then on.', 'rtac' ) . '</p>';
 
-		$items = $this->fetch();
+		$lang  = self::requested_lang();
+		$items = $this->fetch( $lang );
 		if ( is_wp_error( $items ) ) {
 			self::render_unreachable( $items );
 			echo '</div>';
 			return;
 		}
 
-		$answer_id = isset( $_GET['answer'] ) ? absint( $_GET['answer'] ) : 0; // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- opens a form only
+		// phpcs:disable WordPress.Security.NonceVerification.Recommended -- these open a form only
+		$answer_id    = isset( $_GET['answer'] ) ? absint( $_GET['answer'] ) : 0;
+		$conversation = Rtac_Admin_Conversations::query_arg( 'conversation' ); // Validated by valid_id() before use.
+		$turn         = isset( $_GET['turn'] ) ? absint( $_GET['turn'] ) : 0;
+		// phpcs:enable
 		foreach ( $items as $item ) {
 			if ( $answer_id && (int) ( $item['id'] ?? 0 ) === $answer_id ) {
 				$this->render_answer_form( $item );
 			}
 		}
+		if ( '' !== $conversation && $turn > 0 ) {
+			$this->render_answer_for_turn( $conversation, $turn, $items );
+		}
 
+		$this->render_language_filter( $lang, $items );
 		$table = new Rtac_Unanswered_Table();
+		$table->set_language( $lang );
 		$table->set_rows( $items );
 		$table->prepare_items();
 		echo '<form method="post" action="' . esc_url( Rtac_Admin::page_url( self::PAGE ) ) . '">';
@@ -78,6 +91,7 @@ final class Rtac_Admin_Unanswered {
 
 		echo '<form method="post" action="' . esc_url( admin_url( 'admin-post.php' ) ) . '" class="rtac-export">';
 		echo '<input type="hidden" name="action" value="' . esc_attr( self::CSV_ACTION ) . '" />';
+		echo '<input type="hidden" name="lang" value="' . esc_attr( $lang ) . '" />';
 		// Own names: the table's bulk form already has a #_wpnonce.
 		wp_nonce_field( self::CSV_ACTION, 'rtac_csv_nonce' );
 		submit_button( __( 'Export as CSV', 'rtac' ), 'secondary', 'rtac-export', false );
@@ -90,6 +104,79 @@ final class Rtac_Admin_Unanswered {
 		echo '</p><p><small>' . esc_html( $error->get_error_message() ) . '</small> ';
 		printf( '<a href="%1$s">%2$s</a>', esc_url( Rtac_Admin::page_url( 'rtac', array( 'tab' => 'connection' ) ) ), esc_html__( 'Check the connection settings', 'rtac' ) );
 		echo '</p></div>';
+	}
+
+	/** The `lang` of the report's URL: one language's questions, or '' for all. */
+	private static function requested_lang(): string {
+		return isset( $_GET['lang'] ) ? Rtac_Language::normalize( sanitize_text_field( wp_unslash( $_GET['lang'] ) ) ) : ''; // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- a filter of a read-only list
+	}
+
+	private function render_language_filter( string $lang, array $items ): void {
+		$langs = Rtac_Language::available();
+		foreach ( $items as $item ) {
+			$langs[] = Rtac_Language::normalize( (string) ( $item['lang'] ?? '' ) );
+		}
+		$langs[] = $lang;
+		$langs   = array_values( array_unique( array_filter( $langs ) ) );
+		sort( $langs );
+		echo '<form method="get" action="' . esc_url( admin_url( 'admin.php' ) ) . '" class="rtac-filters">';
+		echo '<input type="hidden" name="page" value="' . esc_attr( self::PAGE ) . '" />';
+		echo '<label for="rtac-unanswered-lang">' . esc_html__( 'Language', 'rtac' ) . '</label> ';
+		echo '<select id="rtac-unanswered-lang" name="lang"><option value="">' . esc_html__( 'All languages', 'rtac' ) . '</option>';
+		foreach ( $langs as $code ) {
+			echo '<option value="' . esc_attr( $code ) . '"' . selected( $lang, $code, false ) . '>' . esc_html( $code ) . '</option>';
+		}
+		echo '</select> <input type="submit" class="button" value="' . esc_attr__( 'Filter', 'rtac' ) . '" /></form>';
+	}
+
+	/**
+	 * "Add to knowledge base" from an unanswered turn of the conversation log: the
+	 * form filled with what the customer asked, tied to the open question it
+	 * was recorded as (so it is resolved too) when there is one.
+	 */
+	private function render_answer_for_turn( string $conversation_id, int $seq, array $items ): void {
+		if ( ! Rtac_Admin_Conversations::valid_id( $conversation_id ) || ! current_user_can( Rtac_Registry::CAP_VIEW_CONVERSATION, $conversation_id ) ) {
+			return;
+		}
+		$conversation = Rtac_Admin_Conversations::request_conversation( $this->client(), $conversation_id );
+		$question     = '';
+		if ( ! is_wp_error( $conversation ) ) {
+			foreach ( $conversation['turns'] as $turn ) {
+				if ( (int) ( $turn['seq'] ?? 0 ) === $seq ) {
+					$question = trim( (string) ( $turn['message'] ?? '' ) );
+				}
+			}
+		}
+		if ( '' === $question ) {
+			echo '<div class="notice notice-warning inline"><p>' . esc_html__( 'The question of that conversation could not be loaded: the conversation may have expired or been erased, or the assistant service did not answer.', 'rtac' ) . '</p></div>';
+			return;
+		}
+		$lang = Rtac_Language::normalize( (string) ( $conversation['lang'] ?? '' ) );
+		$this->render_answer_form(
+			array(
+				'id'       => self::matching_question( $items, $question, $lang ),
+				'question' => $question,
+				'lang'     => $lang,
+			)
+		);
+	}
+
+	/** The id of the open question recorded for this wording (the sidecar groups them so), else 0. */
+	public static function matching_question( array $items, string $question, string $lang ): int {
+		$wanted = self::normalize_question( $question );
+		foreach ( $items as $item ) {
+			if ( self::normalize_question( (string) ( $item['question'] ?? '' ) ) === $wanted
+				&& ( '' === $lang || Rtac_Language::normalize( (string) ( $item['lang'] ?? '' ) ) === $lang ) ) {
+				return (int) ( $item['id'] ?? 0 );
+			}
+		}
+		return 0;
+	}
+
+	/** As the sidecar groups questions: case, runs of whitespace and the end punctuation do not count. */
+	public static function normalize_question( string $question ): string {
+		$question = mb_strtolower( trim( (string) preg_replace( '/\s+/u', ' ', $question ) ) );
+		return (string) preg_replace( '/[\s?!.。？！…]+$/u', '', $question );
 	}
 
 	private function render_answer_form( array $item ): void {
@@ -185,7 +272,11 @@ final class Rtac_Admin_Unanswered {
 		if ( is_wp_error( $post_id ) || ! $post_id ) {
 			self::redirect( array( 'rtac_msg' => 'kb_failed' ) );
 		}
-		$resolved = $id > 0 && $this->set_status( $id, 'resolved' );
+		if ( 0 === $id ) {
+			// From a conversation whose question is no longer open: nothing to resolve.
+			self::redirect( array( 'rtac_msg' => 'kb_added_only' ) );
+		}
+		$resolved = $this->set_status( $id, 'resolved' );
 		self::redirect( array( 'rtac_msg' => $resolved ? 'kb_added' : 'kb_added_open' ) );
 	}
 
@@ -193,7 +284,8 @@ final class Rtac_Admin_Unanswered {
 	public function handle_csv(): void {
 		Rtac_Admin::require_cap();
 		check_admin_referer( self::CSV_ACTION, 'rtac_csv_nonce' );
-		$items = $this->fetch();
+		$lang  = isset( $_POST['lang'] ) ? sanitize_text_field( wp_unslash( $_POST['lang'] ) ) : '';
+		$items = $this->fetch( $lang );
 		if ( is_wp_error( $items ) ) {
 			wp_die( esc_html__( 'The assistant service could not be reached, so there is nothing to export right now. Please try again later.', 'rtac' ), esc_html__( 'Export failed', 'rtac' ), array( 'response' => 502, 'back_link' => true ) );
 		}

@@ -27,14 +27,16 @@ final class Rtac_Admin {
 	private Rtac_Admin_Settings $settings_page;
 	private Rtac_Admin_Unanswered $unanswered;
 	private Rtac_Admin_Reindex $reindex;
+	private ?Rtac_Admin_Conversations $conversations;
 
 	/** @var array<string, string> page slug => hook suffix */
 	private array $screens = array();
 
-	public function __construct( Rtac_Admin_Settings $settings_page, Rtac_Admin_Unanswered $unanswered, Rtac_Admin_Reindex $reindex ) {
+	public function __construct( Rtac_Admin_Settings $settings_page, Rtac_Admin_Unanswered $unanswered, Rtac_Admin_Reindex $reindex, ?Rtac_Admin_Conversations $conversations = null ) {
 		$this->settings_page = $settings_page;
 		$this->unanswered    = $unanswered;
 		$this->reindex       = $reindex;
+		$this->conversations = $conversations;
 	}
 
 	/** admin_menu, priority 9: before WordPress adds the post-type submenus under `rtac`. */
@@ -61,6 +63,18 @@ final class Rtac_Admin {
 			'rtac-unanswered',
 			array( $this->unanswered, 'render' )
 		);
+		if ( null !== $this->conversations ) {
+			// The plugin's own capability, so a role such as a shop manager can read the log
+			// without managing the site.
+			$this->screens[ Rtac_Admin_Conversations::PAGE ] = (string) add_submenu_page(
+				'rtac',
+				__( 'Conversations', 'rtac' ),
+				__( 'Conversations', 'rtac' ),
+				Rtac_Registry::CAP_VIEW_CONVERSATIONS,
+				Rtac_Admin_Conversations::PAGE,
+				array( $this->conversations, 'render' )
+			);
+		}
 		$this->screens['rtac-reindex'] = (string) add_submenu_page(
 			'rtac',
 			__( 'Re-index content', 'rtac' ),
@@ -100,6 +114,7 @@ final class Rtac_Admin {
 			'dismiss_failed'   => array( 'error', __( 'The question could not be dismissed: the assistant service did not answer. Please try again.', 'rtac' ) ),
 			'nothing_selected' => array( 'warning', __( 'No questions were selected.', 'rtac' ) ),
 			'kb_added'         => array( 'success', __( 'The answer was added to the knowledge base and the question marked as resolved.', 'rtac' ) ),
+			'kb_added_only'    => array( 'success', __( 'The answer was added to the knowledge base.', 'rtac' ) ),
 			'kb_added_open'    => array( 'warning', __( 'The answer was added to the knowledge base, but the question could not be marked as resolved. You can dismiss it later.', 'rtac' ) ),
 			'kb_failed'        => array( 'error', __( 'The knowledge base entry could not be created.', 'rtac' ) ),
 			'answer_empty'     => array( 'error', __( 'Please write an answer first.', 'rtac' ) ),

@@ -6,6 +6,10 @@
  * an unreachable, slow or failing sidecar turns into a polite reply with the
  * business's contacts (`degraded: true`), never a PHP error or a 5xx.
  *
+ * Asked with `Accept: text/event-stream`, the turn is relayed as the sidecar
+ * streams it (relay()); its last event, `done`, is the same object a plain
+ * turn answers.
+ *
  * @package rtac
  */
 
@@ -45,7 +49,7 @@ final class Rtac_Chat {
 		}
 
 		$visitor_id = Rtac_Visitor::ensure_id();
-		$wait       = $this->limiter->hit( Rtac_Visitor::ip(), $visitor_id );
+		$wait       = $this->limiter->hit( $this->limiter->client_ip(), $visitor_id );
 		if ( $wait > 0 ) {
 			return Rtac_Rate_Limiter::response( $wait );
 		}
@@ -61,7 +65,7 @@ final class Rtac_Chat {
 			'message'       => $message,
 			'lang'          => $lang,
 			'page'          => array(
-				'url'   => mb_substr( esc_url_raw( (string) ( $page['url'] ?? '' ) ), 0, 2048 ),
+				'url'   => self::page_url( (string) ( $page['url'] ?? '' ) ),
 				'title' => mb_substr( sanitize_text_field( (string) ( $page['title'] ?? '' ) ), 0, 512 ),
 			),
 			'lead_captured' => Rtac_Visitor::lead_captured( $visitor_id, $user_id ),
@@ -72,7 +76,19 @@ final class Rtac_Chat {
 		}
 
 		$client = $this->client ?? Rtac_Client::from_settings( $this->settings );
-		$res    = $client->request( 'POST', '/v1/chat', $body, array( 'timeout' => self::TIMEOUT ) );
+		if ( Rtac_Stream_Relay::wanted( $request ) ) {
+			Rtac_Stream_Relay::defer(
+				$request,
+				function ( Rtac_Stream_Relay $out ) use ( $client, $body, $conversation_id, $lang ) {
+					$this->relay( $out, $client, $body, $conversation_id, $lang );
+				}
+			);
+			// What the REST server prints only if something keeps the stream from being sent.
+			$response = new WP_REST_Response( $this->fallback( $conversation_id, $lang ), 200 );
+			$response->header( 'Cache-Control', 'no-store, private' );
+			return $response;
+		}
+		$res = $client->request( 'POST', '/v1/chat', $body, array( 'timeout' => self::TIMEOUT ) );
 
 		if ( null !== $res['error'] || ! is_array( $res['body'] ) || ! is_string( $res['body']['reply'] ?? null ) ) {
 			/**
@@ -91,6 +107,95 @@ final class Rtac_Chat {
 		// Each answer is for one visitor; no proxy or page cache may keep it.
 		$response->header( 'Cache-Control', 'no-store, private' );
 		return $response;
+	}
+
+	/**
+	 * A streamed turn: the same signed request with `Accept: text/event-stream`,
+	 * the sidecar's `delta` events passed on unchanged as they arrive, and its
+	 * `done` through reply() (the plugin's additions, as for a plain turn). The
+	 * visitor always ends with one `done`: the sidecar being unreachable, an
+	 * error answer, an `error` event or a stream that breaks off give the same
+	 * friendly answer as a plain turn (fallback()). A sidecar that answers plain
+	 * JSON is read whole and sent as that `done`.
+	 */
+	private function relay( Rtac_Stream_Relay $out, Rtac_Client $client, array $body, string $conversation_id, string $lang ): void {
+		$out->open(); // At once: the browser knows a stream is coming, and a visitor who leaves is noticed.
+		$done  = null;
+		$error = null;
+		$plain = '';
+		$res   = $client->stream(
+			'POST',
+			'/v1/chat',
+			$body,
+			function ( string $chunk, int $status, string $type ) use ( $out, &$done, &$error, &$plain ): bool {
+				if ( 200 !== $status || 0 !== strpos( $type, Rtac_Stream_Relay::CONTENT_TYPE ) ) {
+					$plain .= $chunk; // An error (or a sidecar that does not stream): read whole.
+					return strlen( $plain ) <= Rtac_Stream_Relay::MAX_EVENT;
+				}
+				$events = $out->parse( $chunk );
+				if ( null === $events ) {
+					$error = new WP_Error( 'rtac_stream_invalid', __( 'The assistant service sent an event too large to be part of an answer.', 'rtac' ) );
+					return false;
+				}
+				foreach ( $events as $event ) {
+					$data = json_decode( $event['data'], true );
+					if ( null !== $done || null !== $error || ! is_array( $data ) ) {
+						continue;
+					}
+					if ( 'delta' === $event['event'] && is_string( $data['text'] ?? null ) ) {
+						$out->send( $event['raw'] );
+					} elseif ( 'done' === $event['event'] ) {
+						$done = $data;
+						if ( is_string( $data['reply'] ?? null ) ) {
+							// Sent at once; the sidecar's stream ends right after it.
+							$out->send( Rtac_Stream_Relay::event( 'done', $this->reply( $data ) ) );
+						}
+					} elseif ( 'error' === $event['event'] ) {
+						$message = is_array( $data['error'] ?? null ) ? (string) ( $data['error']['message'] ?? '' ) : '';
+						$error   = new WP_Error( 'rtac_stream_error', '' !== $message ? $message : __( 'The assistant service could not complete the answer.', 'rtac' ), $data['error'] ?? null );
+					}
+				}
+				return ! $out->gone();
+			},
+			array( $out, 'heartbeat' ),
+			array( 'timeout' => self::TIMEOUT )
+		);
+		if ( $out->gone() ) {
+			return; // The visitor left; the sidecar finishes and stores the turn without us.
+		}
+		if ( is_string( $done['reply'] ?? null ) ) {
+			return; // Sent as it arrived.
+		}
+		if ( null === $done && null === $error && 200 === $res['status'] && ! $res['stopped'] ) {
+			$decoded = json_decode( $plain, true );
+			if ( is_string( $decoded['reply'] ?? null ) ) {
+				$out->send( Rtac_Stream_Relay::event( 'done', $this->reply( $decoded ) ) );
+				return;
+			}
+		}
+		$error = $error ?? $res['error'] ?? new WP_Error( 'rtac_stream_incomplete', __( 'The answer of the assistant service broke off.', 'rtac' ) );
+		$json  = json_decode( $plain, true );
+		/** This action is documented in handle() above. */
+		do_action(
+			'rtac_sidecar_error',
+			$error,
+			array(
+				'status' => $res['status'],
+				'body'   => is_array( $json ) ? $json : null,
+				'error'  => $error,
+			)
+		);
+		$out->send( Rtac_Stream_Relay::event( 'done', $this->fallback( $conversation_id, $lang ) ) );
+	}
+
+	/**
+	 * The page address as sent on: an http(s) URL without its query string and
+	 * fragment, which may carry what the visitor typed elsewhere (a search, an
+	 * e-mail address in a tracking link, a token) and is no business of the assistant.
+	 */
+	public static function page_url( string $url ): string {
+		$url = (string) preg_replace( '/[?#].*$/s', '', trim( $url ) );
+		return mb_substr( esc_url_raw( $url, array( 'http', 'https' ) ), 0, 2048 );
 	}
 
 	/** The widget's view of a sidecar reply, every field typed. */

@@ -1,7 +1,12 @@
 <?php
 /**
  * The dashboard widget: open unanswered questions, a small chart of them per
- * week, turns, estimated cost and what prompt caching saved.
+ * week, turns, estimated cost and what prompt caching saved, and the language
+ * gaps: per visitor language, how many questions were answered from pages in
+ * that language, from another language's pages, or from no page at all.
+ *
+ * Only numbers are cached (stats and per-week counts, for CACHE_TTL); the
+ * questions themselves are what customers wrote and are never stored here.
  *
  * @package rtac
  */
@@ -34,7 +39,7 @@ final class Rtac_Dashboard {
 		}
 	}
 
-	/** @return array{stats:array|null, items:array|null, error:string} */
+	/** @return array{stats:array|null, weeks:array<string,int>|null, open:int|null, error:string} */
 	public function data(): array {
 		$key    = self::cache_key();
 		$cached = get_transient( $key );
@@ -46,7 +51,8 @@ final class Rtac_Dashboard {
 		$items  = $this->unanswered->fetch();
 		$data   = array(
 			'stats' => null === $stats['error'] && is_array( $stats['body'] ) ? $stats['body'] : null,
-			'items' => is_wp_error( $items ) ? null : $items,
+			'weeks' => is_wp_error( $items ) ? null : self::per_week( $items ),
+			'open'  => is_wp_error( $items ) ? null : count( $items ),
 			'error' => null !== $stats['error'] ? $stats['error']->get_error_message() : ( is_wp_error( $items ) ? $items->get_error_message() : '' ),
 		);
 		if ( '' === $data['error'] ) {
@@ -65,7 +71,7 @@ final class Rtac_Dashboard {
 			return;
 		}
 		$s    = $data['stats'];
-		$open = (int) ( $s['open_unanswered'] ?? ( is_array( $data['items'] ) ? count( $data['items'] ) : 0 ) );
+		$open = (int) ( $s['open_unanswered'] ?? ( $data['open'] ?? 0 ) );
 
 		echo '<div class="rtac-dashboard">';
 		printf(
@@ -74,8 +80,8 @@ final class Rtac_Dashboard {
 			/* translators: %s: number of open unanswered questions. */
 			esc_html( sprintf( _n( '%s open unanswered question', '%s open unanswered questions', $open, 'rtac' ), number_format_i18n( $open ) ) )
 		);
-		if ( is_array( $data['items'] ) ) {
-			echo self::chart( self::per_week( $data['items'] ) ); // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- built from escaped parts
+		if ( is_array( $data['weeks'] ) ) {
+			echo self::chart( $data['weeks'] ); // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- built from escaped parts
 		}
 		$rows = array(
 			__( 'Turns', 'rtac' )                => number_format_i18n( (int) ( $s['turns'] ?? 0 ) ),
@@ -87,7 +93,96 @@ final class Rtac_Dashboard {
 		foreach ( $rows as $label => $value ) {
 			printf( '<tr><th scope="row">%1$s</th><td>%2$s</td></tr>', esc_html( $label ), esc_html( $value ) );
 		}
-		echo '</tbody></table></div>';
+		echo '</tbody></table>';
+		self::render_languages( is_array( $s['languages'] ?? null ) ? $s['languages'] : array() );
+		echo '</div>';
+	}
+
+	/**
+	 * Per visitor language: questions answered from that language's own pages,
+	 * from another language's pages, or from no page (pinned answers at most).
+	 * Sorted by the share not answered from own pages: the top rows are the
+	 * languages whose pages are missing.
+	 *
+	 * @return array<int, array{lang:string, turns:int, own:int, other:int, none:int, gap:float}>
+	 */
+	public static function language_gaps( array $languages ): array {
+		$rows = array();
+		foreach ( $languages as $code => $counts ) {
+			$lang = Rtac_Language::normalize( (string) $code );
+			if ( '' === $lang || ! is_array( $counts ) ) {
+				continue;
+			}
+			$own   = max( 0, (int) ( $counts['own'] ?? 0 ) );
+			$other = max( 0, (int) ( $counts['other'] ?? 0 ) );
+			$none  = max( 0, (int) ( $counts['none'] ?? 0 ) );
+			$turns = max( (int) ( $counts['turns'] ?? 0 ), $own + $other + $none );
+			if ( 0 === $own + $other + $none ) {
+				continue; // No answer of this language says where it came from yet.
+			}
+			$rows[] = array(
+				'lang'  => $lang,
+				'turns' => $turns,
+				'own'   => $own,
+				'other' => $other,
+				'none'  => $none,
+				'gap'   => ( $other + $none ) / $turns,
+			);
+		}
+		usort(
+			$rows,
+			static function ( $a, $b ) {
+				return array( $b['gap'], $b['turns'], $a['lang'] ) <=> array( $a['gap'], $a['turns'], $b['lang'] );
+			}
+		);
+		return $rows;
+	}
+
+	private static function render_languages( array $languages ): void {
+		$rows = self::language_gaps( $languages );
+		if ( ! $rows ) {
+			return;
+		}
+		echo '<div class="rtac-languages"><h3>' . esc_html__( 'Pages to translate', 'rtac' ) . '</h3>';
+		echo '<p class="description">' . esc_html__( 'How questions in each language were answered: from pages in the visitor\'s own language, from pages in another language, or from no page at all. A language with many answers from other languages or from nothing is missing pages: translate the pages those visitors need.', 'rtac' ) . '</p>';
+		echo '<table class="widefat striped"><thead><tr>';
+		foreach ( array( __( 'Language', 'rtac' ), __( 'Questions', 'rtac' ), __( 'Own pages', 'rtac' ), __( 'Other language', 'rtac' ), __( 'No page', 'rtac' ) ) as $i => $head ) {
+			printf( '<th scope="col"%1$s>%2$s</th>', 0 === $i ? '' : ' class="num"', esc_html( $head ) );
+		}
+		echo '</tr></thead><tbody>';
+		foreach ( $rows as $row ) {
+			$gap = $row['other'] + $row['none'];
+			printf(
+				'<tr data-lang="%1$s"%2$s><th scope="row"><a href="%3$s" title="%4$s">%5$s</a></th><td class="num">%6$s</td><td class="num">%7$s</td><td class="num">%8$s</td><td class="num">%9$s</td></tr>',
+				esc_attr( $row['lang'] ),
+				$gap > 0 ? ' class="rtac-gap"' : '',
+				esc_url( Rtac_Admin::page_url( Rtac_Admin_Unanswered::PAGE, array( 'lang' => $row['lang'] ) ) ),
+				/* translators: %s: language code. */
+				esc_attr( sprintf( __( 'Open unanswered questions in %s', 'rtac' ), $row['lang'] ) ),
+				esc_html( $row['lang'] ),
+				esc_html( number_format_i18n( $row['turns'] ) ),
+				esc_html( number_format_i18n( $row['own'] ) ),
+				esc_html( number_format_i18n( $row['other'] ) ),
+				esc_html( number_format_i18n( $row['none'] ) )
+			);
+		}
+		echo '</tbody></table>';
+		$top = $rows[0];
+		if ( $top['other'] + $top['none'] > 0 ) {
+			printf(
+				'<p class="rtac-gap-note">%s</p>',
+				esc_html(
+					sprintf(
+						/* translators: 1: number of questions, 2: number of questions, 3: language code. */
+						__( '%1$s of %2$s questions in %3$s were not answered from a page in that language: start translating there.', 'rtac' ),
+						number_format_i18n( $top['other'] + $top['none'] ),
+						number_format_i18n( $top['turns'] ),
+						$top['lang']
+					)
+				)
+			);
+		}
+		echo '</div>';
 	}
 
 	/**

@@ -22,27 +22,45 @@ final class Rtac_Document {
 	}
 
 	/**
-	 * Whether the post belongs in the sidecar. Drafts, scheduled, private and
-	 * password-protected posts never do: the assistant would quote them to anyone.
+	 * Whether the post belongs in the sidecar: only what an anonymous visitor
+	 * may read on the site. Drafts, scheduled, private and password-protected
+	 * posts never do (the assistant would quote them to anyone), whatever any
+	 * filter says; a post a membership plugin restricts (Rtac_Access) does not
+	 * by default.
 	 */
 	public static function is_public( WP_Post $post ): bool {
-		$public = self::is_synced_type( $post->post_type )
-			&& 'publish' === $post->post_status
-			&& '' === (string) $post->post_password;
+		if ( ! self::is_synced_type( $post->post_type ) || 'publish' !== $post->post_status || '' !== (string) $post->post_password ) {
+			return false;
+		}
+		$default = '' === Rtac_Access::restriction( $post );
 		/**
-		 * Filters whether a published post is sent to the assistant (false sends a delete).
+		 * Filters whether a published, unprotected post is sent to the assistant
+		 * (false sends a delete). The default is false for a post a known
+		 * membership plugin restricts, true otherwise; return true only for
+		 * content you would show any visitor.
 		 *
-		 * @param bool    $public Whether it is sent.
-		 * @param WP_Post $post   The post.
+		 * @param bool    $default Whether it is sent.
+		 * @param WP_Post $post    The post.
 		 */
-		return $public && (bool) apply_filters( 'rtac_sync_post', true, $post );
+		return (bool) apply_filters( 'rtac_should_sync', $default, $post );
+	}
+
+	/**
+	 * The document id of a post: its ID, and on a multisite network also its
+	 * site ("<blog_id>:<post_id>") for every site but the first, so subsites
+	 * that share one sidecar site never overwrite each other's documents. A
+	 * single site keeps the plain ID (as `rtac import-wxr` writes it).
+	 */
+	public static function source_id( int $post_id, ?int $blog_id = null ): string {
+		$blog_id = $blog_id ?? get_current_blog_id();
+		return is_multisite() && 1 !== $blog_id ? $blog_id . ':' . $post_id : (string) $post_id;
 	}
 
 	/** The PUT /v1/documents entry of a post. */
 	public static function payload( WP_Post $post ): array {
 		$doc = array(
 			'source'    => $post->post_type,
-			'source_id' => (string) $post->ID,
+			'source_id' => self::source_id( (int) $post->ID ),
 			'lang'      => Rtac_Language::for_post( $post ),
 			'title'     => mb_substr( self::plain( $post->post_title ), 0, 512 ),
 			'url'       => is_post_type_viewable( $post->post_type ) ? (string) get_permalink( $post ) : '',
@@ -60,44 +78,38 @@ final class Rtac_Document {
 		return (array) apply_filters( 'rtac_document', $doc, $post );
 	}
 
-	/** Blocks and shortcodes rendered, tags stripped, paragraphs kept apart. */
+	/**
+	 * The post as an anonymous visitor reads it on its page: `the_content`
+	 * (blocks, shortcodes and whatever membership or paywall plugins do there)
+	 * applied as on the public page, tags stripped, paragraphs kept apart.
+	 */
 	public static function render_text( WP_Post $post ): string {
 		$content = (string) $post->post_content;
 		if ( 'product' === $post->post_type && '' !== trim( (string) $post->post_excerpt ) ) {
 			// WooCommerce keeps the short description (often the key facts) in the excerpt.
 			$content = $post->post_excerpt . "\n\n" . $content;
 		}
-
-		// Dynamic blocks and shortcodes read the global post.
-		$previous        = $GLOBALS['post'] ?? null;
-		$GLOBALS['post'] = $post; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited
-		setup_postdata( $post );
-
-		try {
-			$html = function_exists( 'do_blocks' ) ? do_blocks( $content ) : $content;
-			/**
-			 * Filters whether shortcodes are rendered (true) or stripped (false) when syncing.
-			 *
-			 * @param bool    $render Render them.
-			 * @param WP_Post $post   The post.
-			 */
-			if ( apply_filters( 'rtac_sync_render_shortcodes', true, $post ) ) {
-				// Some shortcodes echo instead of returning; that output belongs to no page here.
+		/**
+		 * Filters whether shortcodes are rendered (true) or stripped (false) when syncing.
+		 *
+		 * @param bool    $render Render them.
+		 * @param WP_Post $post   The post.
+		 */
+		if ( ! apply_filters( 'rtac_sync_render_shortcodes', true, $post ) ) {
+			$content = strip_shortcodes( $content );
+		}
+		$html = Rtac_Access::as_visitor(
+			$post,
+			static function () use ( $content ): string {
+				// Some shortcodes and filters echo instead of returning; that output belongs to no page here.
 				ob_start();
 				try {
-					$html = do_shortcode( $html );
+					return (string) apply_filters( 'the_content', $content ); // phpcs:ignore WordPress.NamingConventions.PrefixAllGlobals.NonPrefixedHooknameFound -- core's own filter, as the page applies it
 				} finally {
 					ob_end_clean();
 				}
-			} else {
-				$html = strip_shortcodes( $html );
 			}
-		} finally {
-			$GLOBALS['post'] = $previous; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited
-			if ( $previous instanceof WP_Post ) {
-				setup_postdata( $previous );
-			}
-		}
+		);
 		return self::html_to_text( $html );
 	}
 

@@ -6,6 +6,12 @@
  * mailed to the site owner, and remembered for the visitor so the assistant
  * stops offering the form (`lead_captured` on later turns).
  *
+ * Abuse: the route is rate limited like the chat, a filled honeypot field
+ * (`website`, hidden in the widget) is answered as a success but nothing is
+ * stored or mailed, and at most `leads_per_day` leads a day are stored and
+ * mailed. A lead keeps keyed hashes of the visitor and conversation ids,
+ * never the ids themselves.
+ *
  * @package rtac
  */
 
@@ -67,7 +73,7 @@ final class Rtac_Leads {
 	/** @return WP_REST_Response|WP_Error */
 	public function handle( WP_REST_Request $request ) {
 		$visitor_id = Rtac_Visitor::ensure_id();
-		$wait       = $this->limiter->hit( Rtac_Visitor::ip(), $visitor_id );
+		$wait       = $this->limiter->hit( $this->limiter->client_ip(), $visitor_id );
 		if ( $wait > 0 ) {
 			return Rtac_Rate_Limiter::response( $wait );
 		}
@@ -75,6 +81,17 @@ final class Rtac_Leads {
 		$lead = $this->validate( $request );
 		if ( is_wp_error( $lead ) ) {
 			return $lead;
+		}
+		if ( '' !== trim( (string) $request->get_param( 'website' ) ) ) {
+			// Only a script fills the hidden field. It is told it succeeded, so it has nothing to learn.
+			return self::ok();
+		}
+		if ( ! $this->limiter->take_lead() ) {
+			return new WP_Error(
+				'rtac_lead_limit',
+				__( 'We cannot take more requests through the chat today. Please contact us directly by phone or e-mail.', 'rtac' ),
+				array( 'status' => 429 )
+			);
 		}
 		$user_id                 = Rtac_Visitor::wp_user_id();
 		$lead['visitor_id']      = $visitor_id;
@@ -94,6 +111,10 @@ final class Rtac_Leads {
 		 */
 		do_action( 'rtac_lead_created', $post_id, $lead );
 
+		return self::ok();
+	}
+
+	private static function ok(): WP_REST_Response {
 		$response = new WP_REST_Response( array( 'ok' => true ), 200 );
 		$response->header( 'Cache-Control', 'no-store, private' );
 		return $response;
@@ -130,7 +151,13 @@ final class Rtac_Leads {
 		);
 	}
 
-	/** @return int|WP_Error */
+	/**
+	 * Stores a lead. `visitor_id` is the visitor's cookie id and
+	 * `conversation_id` the sidecar's; only their keyed hashes are kept
+	 * (Rtac_Visitor::sidecar_id(), conversation_ref()).
+	 *
+	 * @return int|WP_Error
+	 */
 	public function store( array $lead ) {
 		return wp_insert_post(
 			array(
@@ -142,8 +169,8 @@ final class Rtac_Leads {
 					Rtac_Registry::META_LEAD_EMAIL        => $lead['email'],
 					Rtac_Registry::META_LEAD_PHONE        => $lead['phone'],
 					Rtac_Registry::META_LEAD_MESSAGE      => $lead['message'],
-					Rtac_Registry::META_LEAD_VISITOR      => $lead['visitor_id'] ?? '',
-					Rtac_Registry::META_LEAD_CONVERSATION => $lead['conversation_id'] ?? '',
+					Rtac_Registry::META_LEAD_VISITOR      => Rtac_Visitor::sidecar_id( (string) ( $lead['visitor_id'] ?? '' ) ),
+					Rtac_Registry::META_LEAD_CONVERSATION => self::conversation_ref( (string) ( $lead['conversation_id'] ?? '' ) ),
 				),
 			),
 			true
@@ -172,10 +199,78 @@ final class Rtac_Leads {
 		);
 		$headers = array();
 		if ( '' !== $lead['email'] ) {
-			// Name and address are sanitized above; no header injection through newlines.
-			$headers[] = 'Reply-To: ' . str_replace( array( '"', "\r", "\n" ), '', $lead['name'] ) . ' <' . $lead['email'] . '>';
+			$name      = self::display_name( $lead['name'] );
+			$headers[] = 'Reply-To: ' . ( '' !== $name ? $name . ' ' : '' ) . '<' . $lead['email'] . '>';
 		}
 		return (bool) wp_mail( $to, $subject, implode( "\n", $lines ), $headers );
+	}
+
+	/**
+	 * The visitor's name as a mail display name: nothing that could end it and
+	 * start another address (wp_mail() splits Reply-To at commas; `;` separates
+	 * addresses for some clients; `<>`, quotes, `@`, `:` and parentheses have
+	 * meaning in an address; newlines would start a header).
+	 */
+	public static function display_name( string $name ): string {
+		$name = (string) preg_replace( '/[\x00-\x1f\x7f,;:<>"\'()\\\\@\[\]]+/u', ' ', $name );
+		return trim( (string) preg_replace( '/\s+/u', ' ', $name ) );
+	}
+
+	/**
+	 * Upgrade step: leads stored by 0.1.0 kept the visitor's cookie id and the
+	 * conversation id as they were; they now keep their keyed hashes. Safe to
+	 * run again (a hash is 64 hex digits; the ids it replaces are not).
+	 */
+	public static function hash_stored_references(): void {
+		$ids = get_posts(
+			array(
+				'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
+				'post_status'      => 'any',
+				'fields'           => 'ids',
+				'numberposts'      => -1,
+				'suppress_filters' => true,
+			)
+		);
+		foreach ( $ids as $id ) {
+			$visitor = (string) get_post_meta( (int) $id, Rtac_Registry::META_LEAD_VISITOR, true );
+			if ( '' !== $visitor && ! preg_match( Rtac_Hash::PATTERN, $visitor ) ) {
+				update_post_meta( (int) $id, Rtac_Registry::META_LEAD_VISITOR, Rtac_Visitor::sidecar_id( $visitor ) );
+			}
+			$conversation = (string) get_post_meta( (int) $id, Rtac_Registry::META_LEAD_CONVERSATION, true );
+			if ( '' !== $conversation && ! preg_match( Rtac_Hash::PATTERN, $conversation ) ) {
+				update_post_meta( (int) $id, Rtac_Registry::META_LEAD_CONVERSATION, self::conversation_ref( $conversation ) );
+			}
+		}
+	}
+
+	/** What a lead keeps of a conversation id: its keyed hash ('' for none). */
+	public static function conversation_ref( string $conversation_id ): string {
+		return '' === $conversation_id ? '' : Rtac_Hash::keyed( 'conversation', $conversation_id );
+	}
+
+	/**
+	 * Lead post IDs left during this conversation (the conversation log links them).
+	 *
+	 * @return int[]
+	 */
+	public static function ids_by_conversation( string $conversation_id ): array {
+		if ( '' === $conversation_id ) {
+			return array();
+		}
+		return array_map(
+			'intval',
+			get_posts(
+				array(
+					'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
+					'post_status'      => 'any',
+					'fields'           => 'ids',
+					'numberposts'      => -1,
+					'suppress_filters' => true,
+					'meta_key'         => Rtac_Registry::META_LEAD_CONVERSATION, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
+					'meta_value'       => self::conversation_ref( $conversation_id ), // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
+				)
+			)
+		);
 	}
 
 	/**
@@ -223,12 +318,12 @@ final class Rtac_Leads {
 
 	public function render_meta_box( WP_Post $post ): void {
 		$f      = self::fields( $post->ID );
+		// The visitor and conversation are kept as keyed hashes only: nothing to show.
 		$labels = array(
-			Rtac_Registry::META_LEAD_NAME         => __( 'Name', 'rtac' ),
-			Rtac_Registry::META_LEAD_EMAIL        => __( 'E-mail', 'rtac' ),
-			Rtac_Registry::META_LEAD_PHONE        => __( 'Phone', 'rtac' ),
-			Rtac_Registry::META_LEAD_MESSAGE      => __( 'Message', 'rtac' ),
-			Rtac_Registry::META_LEAD_CONVERSATION => __( 'Conversation', 'rtac' ),
+			Rtac_Registry::META_LEAD_NAME    => __( 'Name', 'rtac' ),
+			Rtac_Registry::META_LEAD_EMAIL   => __( 'E-mail', 'rtac' ),
+			Rtac_Registry::META_LEAD_PHONE   => __( 'Phone', 'rtac' ),
+			Rtac_Registry::META_LEAD_MESSAGE => __( 'Message', 'rtac' ),
 		);
 		echo '<table class="form-table" role="presentation"><tbody>';
 		foreach ( $labels as $key => $label ) {

@@ -9,6 +9,9 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Plugin {
 
+	/** Raise when an upgrade step is added to upgrade(); existing sites run it once, on their next request. */
+	const UPGRADE_LEVEL = 1;
+
 	private static ?Rtac_Plugin $instance = null;
 
 	private Rtac_Settings $settings;
@@ -25,6 +28,8 @@ final class Rtac_Plugin {
 	private Rtac_Admin_Settings $admin_settings;
 	private Rtac_Admin_Unanswered $admin_unanswered;
 	private Rtac_Admin_Reindex $admin_reindex;
+	private Rtac_Admin_Conversations $conversations;
+	private Rtac_Site_Health $site_health;
 	private Rtac_Admin $admin;
 	private Rtac_Dashboard $dashboard;
 
@@ -52,7 +57,9 @@ final class Rtac_Plugin {
 		$this->admin_settings   = new Rtac_Admin_Settings( $this->settings );
 		$this->admin_unanswered = new Rtac_Admin_Unanswered( $this->settings );
 		$this->admin_reindex    = new Rtac_Admin_Reindex( $this->settings, $this->reindexer, $this->sync->queue() );
-		$this->admin            = new Rtac_Admin( $this->admin_settings, $this->admin_unanswered, $this->admin_reindex );
+		$this->conversations    = new Rtac_Admin_Conversations( $this->settings );
+		$this->site_health      = new Rtac_Site_Health( $this->settings, $this->sync->queue() );
+		$this->admin            = new Rtac_Admin( $this->admin_settings, $this->admin_unanswered, $this->admin_reindex, $this->conversations );
 		$this->dashboard        = new Rtac_Dashboard( $this->settings, $this->admin_unanswered );
 	}
 
@@ -63,9 +70,14 @@ final class Rtac_Plugin {
 		add_action( 'change_locale', array( $this, 'load_textdomain' ) );
 		add_action( 'init', array( $this->kb, 'register' ) );
 		add_action( 'init', array( $this->leads, 'register' ) );
+		add_action( 'init', array( __CLASS__, 'maybe_upgrade' ), 1 );
+		add_filter( 'map_meta_cap', array( $this->conversations, 'map_meta_cap' ), 10, 4 );
 
 		// Public: REST routes and the widget.
 		add_action( 'rest_api_init', array( $this->rest, 'register_routes' ) );
+		add_action( 'rest_api_init', array( $this->site_health, 'register_routes' ) );
+		// Late, after the REST server's own headers (CORS among them): streamed answers replace its JSON output.
+		add_filter( 'rest_pre_serve_request', array( 'Rtac_Stream_Relay', 'serve' ), 100, 3 );
 		add_action( 'wp_enqueue_scripts', array( $this->widget, 'enqueue' ) );
 		add_filter( 'script_loader_tag', array( $this->widget, 'filter_script_loader_tag' ), 10, 2 );
 
@@ -92,6 +104,7 @@ final class Rtac_Plugin {
 		add_action( 'admin_init', array( $this->admin_settings, 'register' ) );
 		add_action( 'admin_init', array( $this->privacy, 'add_policy_content' ) );
 		add_action( 'admin_init', array( __CLASS__, 'ensure_cron' ) );
+		add_filter( 'site_status_tests', array( $this->site_health, 'register_tests' ) );
 		add_action( 'admin_enqueue_scripts', array( $this->admin, 'enqueue' ) );
 		add_action( 'admin_post_' . Rtac_Admin_Settings::TEST_ACTION, array( $this->admin_settings, 'handle_test' ) );
 		add_action( 'admin_post_' . Rtac_Admin_Unanswered::DISMISS_ACTION, array( $this->admin_unanswered, 'handle_dismiss' ) );
@@ -121,6 +134,26 @@ final class Rtac_Plugin {
 
 	public static function activate(): void {
 		self::ensure_cron();
+		self::upgrade();
+	}
+
+	/**
+	 * init (before the admin menu is built): a site that had the plugin before an
+	 * upgrade step existed (an update replaces the files without activating
+	 * again) runs it once. One autoloaded option is read otherwise.
+	 */
+	public static function maybe_upgrade(): void {
+		if ( (int) get_option( Rtac_Registry::OPTION_UPGRADE, 0 ) < self::UPGRADE_LEVEL ) {
+			self::upgrade();
+		}
+	}
+
+	/** Every upgrade step, each safe to run again. A capability an owner removed later is not given back. */
+	private static function upgrade(): void {
+		Rtac_Admin_Conversations::grant_capabilities(); // Level 1: reading the conversation log,
+		Rtac_Counter::install();                        // the atomic counters of the abuse limits,
+		Rtac_Leads::hash_stored_references();           // leads keep keyed hashes of visitor and conversation ids.
+		update_option( Rtac_Registry::OPTION_UPGRADE, self::UPGRADE_LEVEL );
 	}
 
 	public static function deactivate(): void {
@@ -199,5 +232,13 @@ final class Rtac_Plugin {
 
 	public function dashboard(): Rtac_Dashboard {
 		return $this->dashboard;
+	}
+
+	public function conversations(): Rtac_Admin_Conversations {
+		return $this->conversations;
+	}
+
+	public function site_health(): Rtac_Site_Health {
+		return $this->site_health;
 	}
 }

@@ -178,6 +178,7 @@ final class Rtac_Privacy {
 			'<p>' . ( $privacy['memory']
 				? esc_html__( 'The assistant remembers facts you tell it (for example your preferences) to help you better next time. They are stored encrypted. You can ask the assistant to forget something, or ask us to export or erase everything it remembers about you.', 'rtac' )
 				: esc_html__( 'The assistant does not keep a memory of facts about you between visits.', 'rtac' ) ) . '</p>',
+			'<p>' . esc_html__( 'Your conversations with the assistant (your messages, its answers and the pages it used) are kept, encrypted, for a limited retention period and are then deleted automatically. While they are kept, our staff can read them, to see what visitors ask and to improve the answers. You can ask us to export or erase them sooner.', 'rtac' ) . '</p>',
 			'<p>' . esc_html__( 'If you leave your name, e-mail address or phone number in the chat, we store them with your message to contact you, and e-mail them to the site owner.', 'rtac' ) . '</p>',
 		);
 		if ( '' !== trim( $privacy['retention_notice'] ) ) {

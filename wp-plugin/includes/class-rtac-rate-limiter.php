@@ -1,9 +1,14 @@
 <?php
 /**
- * Fixed one-minute windows in transients, per IP and per visitor.
+ * Abuse limits of the public routes: fixed one-minute windows per client
+ * address and per visitor, and a daily cap on stored leads.
  *
- * Checked before anything is sent to the sidecar: an unauthenticated public
- * route that spends model tokens is exactly what a script would hammer.
+ * Checked before anything is sent to the sidecar or stored: an
+ * unauthenticated public route that spends model tokens or sends mail is
+ * exactly what a script would hammer. Counting is atomic (Rtac_Counter), so
+ * parallel requests cannot slip past a limit; an IPv6 client is counted by
+ * its /64; the client address is REMOTE_ADDR unless the site names its
+ * reverse proxies (Rtac_Net::client_ip()).
  *
  * @package rtac
  */
@@ -20,8 +25,13 @@ final class Rtac_Rate_Limiter {
 		$this->settings = $settings;
 	}
 
+	/** The client address of this request, as the limits count it. */
+	public function client_ip(): string {
+		return Rtac_Visitor::ip( $this->settings->trusted_proxies() );
+	}
+
 	/**
-	 * Counts one request for the IP and the visitor.
+	 * Counts one request for the address and the visitor.
 	 *
 	 * @return int 0 when allowed, else the seconds until the window resets.
 	 */
@@ -30,30 +40,42 @@ final class Rtac_Rate_Limiter {
 		$window = intdiv( $now, self::WINDOW );
 		$limits = $this->settings->limits();
 		$wait   = self::WINDOW - ( $now % self::WINDOW );
+		$bucket = Rtac_Net::bucket( $ip );
 
-		$keys = array();
-		if ( $limits['per_ip'] > 0 && '' !== $ip ) {
-			$keys[] = array( Rtac_Registry::TRANSIENT_RATE_IP . md5( $ip ) . '_' . $window, $limits['per_ip'] );
+		$counters = array();
+		if ( $limits['per_ip'] > 0 && '' !== $bucket ) {
+			$counters[] = array( self::counter( 'ip', $bucket, (string) $window ), $limits['per_ip'] );
 		}
 		if ( $limits['per_visitor'] > 0 && '' !== $visitor_id ) {
-			$keys[] = array( Rtac_Registry::TRANSIENT_RATE_VISITOR . md5( $visitor_id ) . '_' . $window, $limits['per_visitor'] );
+			$counters[] = array( self::counter( 'visitor', $visitor_id, (string) $window ), $limits['per_visitor'] );
 		}
-
-		// Check every counter before incrementing any, so a refused request
-		// does not use up the other counter's allowance too.
-		$counts = array();
-		foreach ( $keys as $i => list( $key, $limit ) ) {
-			$counts[ $i ] = (int) get_transient( $key );
-			if ( $counts[ $i ] >= $limit ) {
+		// In order, stopping at the first that refuses: a request refused for its
+		// address does not use up the visitor's allowance too.
+		foreach ( $counters as list( $name, $limit ) ) {
+			if ( Rtac_Counter::incr( $name, self::WINDOW + 5, $now ) > $limit ) {
 				return $wait;
 			}
 		}
-		foreach ( $keys as $i => list( $key ) ) {
-			// Not atomic across PHP workers; a burst can slip a few requests
-			// past the limit, which is acceptable for a per-minute guard.
-			set_transient( $key, $counts[ $i ] + 1, self::WINDOW + 5 );
-		}
 		return 0;
+	}
+
+	/**
+	 * Counts one stored lead against today's cap (the site's day).
+	 *
+	 * @return bool Whether this lead may be stored and mailed.
+	 */
+	public function take_lead( ?int $now = null ): bool {
+		$cap = $this->settings->limits()['leads_per_day'];
+		if ( $cap <= 0 ) {
+			return true;
+		}
+		$now = $now ?? time();
+		return Rtac_Counter::incr( self::counter( 'leads', 'day', wp_date( 'Y-m-d', $now ) ), 2 * DAY_IN_SECONDS, $now ) <= $cap;
+	}
+
+	/** A counter's name: a keyed hash, so no address or visitor id is stored. */
+	public static function counter( string $kind, string $subject, string $window ): string {
+		return Rtac_Hash::keyed( 'rate-limit', $kind . "\n" . $subject . "\n" . $window );
 	}
 
 	/** The route's 429: {code: "rtac_rate_limited", message, data: {status: 429}}. */

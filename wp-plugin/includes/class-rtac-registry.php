@@ -21,6 +21,10 @@ final class Rtac_Registry {
 	const OPTION_PRIVACY    = 'rtac_privacy';
 	const OPTION_LIMITS     = 'rtac_limits';
 	const OPTION_SYNC_QUEUE = 'rtac_sync_queue';
+	// The upgrade steps already run on this site (Rtac_Plugin::UPGRADE_LEVEL).
+	const OPTION_UPGRADE = 'rtac_upgrade';
+	// The Site Health streaming test's last finding (whether this host buffers streamed answers, and when).
+	const OPTION_STREAMING = 'rtac_streaming';
 
 	// Post types.
 	const POST_TYPE_KB   = 'rtac_kb';
@@ -42,17 +46,28 @@ final class Rtac_Registry {
 	const USER_META_LEAD = 'rtac_lead_captured';
 
 	// Transient prefixes (each followed by a hash or an id).
+	// (The rate limits' counters of 0.1.0; they live in TABLE_COUNTERS now. Still removed on uninstall.)
 	const TRANSIENT_RATE_IP      = 'rtac_rl_ip_';
 	const TRANSIENT_RATE_VISITOR = 'rtac_rl_v_';
 	const TRANSIENT_LEAD         = 'rtac_lead_';
 	const TRANSIENT_TEST_RESULT  = 'rtac_test_';
 	const TRANSIENT_DASHBOARD    = 'rtac_dash_';
+	// The one-time key of a Site Health streaming probe (a hash of it), for a minute.
+	const TRANSIENT_STREAM_PROBE = 'rtac_probe_';
 
 	// Cookies (first-party, set by the chat and lead routes).
 	const COOKIE_VISITOR = 'rtac_visitor';
 
+	// Capabilities. The primitive one is granted to administrators and can be given to
+	// any role (e.g. a shop manager); the meta capability (one conversation) maps to it.
+	const CAP_VIEW_CONVERSATIONS = 'rtac_view_conversations';
+	const CAP_VIEW_CONVERSATION  = 'rtac_view_conversation';
+
 	// Cron hooks.
 	const CRON_SYNC_RETRY = 'rtac_sync_retry';
+
+	// Tables (after $wpdb->prefix): the atomic rate-limit and lead-cap counters (Rtac_Counter).
+	const TABLE_COUNTERS = 'rtac_counters';
 
 	/** @return string[] */
 	public static function options(): array {
@@ -63,7 +78,14 @@ final class Rtac_Registry {
 			self::OPTION_PRIVACY,
 			self::OPTION_LIMITS,
 			self::OPTION_SYNC_QUEUE,
+			self::OPTION_UPGRADE,
+			self::OPTION_STREAMING,
 		);
+	}
+
+	/** @return string[] capabilities the plugin grants to roles (removed from every role on uninstall) */
+	public static function capabilities(): array {
+		return array( self::CAP_VIEW_CONVERSATIONS );
 	}
 
 	/** @return string[] */
@@ -99,7 +121,13 @@ final class Rtac_Registry {
 			self::TRANSIENT_LEAD,
 			self::TRANSIENT_TEST_RESULT,
 			self::TRANSIENT_DASHBOARD,
+			self::TRANSIENT_STREAM_PROBE,
 		);
+	}
+
+	/** @return string[] table names without $wpdb->prefix */
+	public static function tables(): array {
+		return array( self::TABLE_COUNTERS );
 	}
 
 	/** @return string[] */

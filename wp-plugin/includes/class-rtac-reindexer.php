@@ -51,8 +51,12 @@ final class Rtac_Reindexer {
 		$documents       = array();
 		foreach ( $query->posts as $id ) {
 			$post = get_post( (int) $id );
-			if ( $post && Rtac_Document::is_public( $post ) ) {
-				$documents[] = Rtac_Document::payload( $post );
+			try {
+				if ( $post && Rtac_Document::is_public( $post ) ) {
+					$documents[] = Rtac_Document::payload( $post );
+				}
+			} catch ( Throwable $e ) {
+				continue; // A filter of the page broke while rendering this post: it is left out of this run.
 			}
 		}
 		if ( ! $this->sync->upsert( $documents ) ) {

@@ -101,6 +101,12 @@ final class Rtac_Rest {
 						'type'      => array( 'string', 'null' ),
 						'maxLength' => 64,
 					),
+					// The honeypot: hidden in the widget, so only a script fills it. No length
+					// limit, so a script's long value gets the same success as any other.
+					'website'         => array(
+						'type'    => array( 'string', 'null' ),
+						'default' => '',
+					),
 				),
 			)
 		);

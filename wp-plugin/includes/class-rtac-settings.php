@@ -51,8 +51,13 @@ final class Rtac_Settings {
 				'retention_notice' => '',
 			),
 			Rtac_Registry::OPTION_LIMITS     => array(
-				'per_ip'      => 30,
-				'per_visitor' => 20,
+				'per_ip'          => 30,
+				'per_visitor'     => 20,
+				// Stored and mailed leads a day: far above a small business's real
+				// enquiries, far below what fills an inbox.
+				'leads_per_day'   => 50,
+				// Reverse proxies whose X-Forwarded-For is believed (one address or CIDR range a line).
+				'trusted_proxies' => '',
 			),
 		);
 	}
@@ -125,13 +130,29 @@ final class Rtac_Settings {
 		return $this->get( Rtac_Registry::OPTION_PRIVACY );
 	}
 
-	/** Per-minute limits; 0 switches a limit off. */
+	/** Per-minute limits and the daily lead cap; 0 switches a limit off. */
 	public function limits(): array {
 		$l = $this->get( Rtac_Registry::OPTION_LIMITS );
 		return array(
-			'per_ip'      => max( 0, (int) $l['per_ip'] ),
-			'per_visitor' => max( 0, (int) $l['per_visitor'] ),
+			'per_ip'        => max( 0, (int) $l['per_ip'] ),
+			'per_visitor'   => max( 0, (int) $l['per_visitor'] ),
+			'leads_per_day' => max( 0, (int) $l['leads_per_day'] ),
 		);
+	}
+
+	/**
+	 * The reverse proxies whose X-Forwarded-For is believed: the
+	 * RTAC_TRUSTED_PROXIES constant (a list separated by commas or spaces, or
+	 * an array) when defined, else the Limits tab. Empty (the default): the
+	 * header is ignored.
+	 *
+	 * @return string[] Addresses and CIDR ranges.
+	 */
+	public function trusted_proxies(): array {
+		if ( defined( 'RTAC_TRUSTED_PROXIES' ) ) {
+			return Rtac_Net::parse_ranges( constant( 'RTAC_TRUSTED_PROXIES' ) );
+		}
+		return Rtac_Net::parse_ranges( (string) $this->get( Rtac_Registry::OPTION_LIMITS )['trusted_proxies'] );
 	}
 
 	/* ---- sanitizers (register_setting callbacks; also safe to call directly) ---- */
@@ -198,9 +219,10 @@ final class Rtac_Settings {
 		$input    = is_array( $input ) ? $input : array();
 		$defaults = self::defaults()[ Rtac_Registry::OPTION_LIMITS ];
 		$out      = array();
-		foreach ( $defaults as $key => $default ) {
+		foreach ( array_diff_key( $defaults, array( 'trusted_proxies' => 0 ) ) as $key => $default ) {
 			$out[ $key ] = isset( $input[ $key ] ) && '' !== $input[ $key ] ? min( 10000, max( 0, (int) $input[ $key ] ) ) : $default;
 		}
+		$out['trusted_proxies'] = implode( "\n", Rtac_Net::parse_ranges( is_string( $input['trusted_proxies'] ?? null ) ? $input['trusted_proxies'] : '' ) );
 		return $out;
 	}
 }

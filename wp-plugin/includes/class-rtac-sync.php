@@ -21,7 +21,13 @@ final class Rtac_Sync {
 	private Rtac_Sync_Queue $queue;
 	private ?Rtac_Client $client;
 
-	/** @var array<int, string> post ID => post type, collected during the request */
+	/**
+	 * Collected during the request: blog ID => post ID => post type. Kept per
+	 * site: on a multisite network a request may save posts of another site
+	 * (switch_to_blog), and each is sent from its own site.
+	 *
+	 * @var array<int, array<int, string>>
+	 */
 	private array $pending = array();
 
 	public function __construct( Rtac_Settings $settings, Rtac_Sync_Queue $queue, ?Rtac_Client $client = null ) {
@@ -34,9 +40,9 @@ final class Rtac_Sync {
 		return $this->queue;
 	}
 
-	/** @return int[] IDs waiting for the shutdown flush. */
+	/** @return int[] IDs of this site waiting for the shutdown flush. */
 	public function pending(): array {
-		return array_keys( $this->pending );
+		return array_keys( $this->pending[ get_current_blog_id() ] ?? array() );
 	}
 
 	/* ---- hook callbacks: collect only ---- */
@@ -73,7 +79,7 @@ final class Rtac_Sync {
 		if ( wp_is_post_revision( $post ) || wp_is_post_autosave( $post ) || ! Rtac_Document::is_synced_type( $post->post_type ) ) {
 			return;
 		}
-		$this->pending[ (int) $post->ID ] = $post->post_type;
+		$this->pending[ get_current_blog_id() ][ (int) $post->ID ] = $post->post_type;
 	}
 
 	/* ---- sending ---- */
@@ -84,14 +90,26 @@ final class Rtac_Sync {
 	 * @return array{upserted:int[], deleted:int[], failed:array<int,string>}
 	 */
 	public function flush(): array {
-		$pending       = $this->pending;
+		$all           = $this->pending;
 		$this->pending = array();
-		if ( ! $pending || ! $this->settings->is_configured() ) {
-			return self::empty_result();
+		$result        = self::empty_result();
+		foreach ( $all as $blog_id => $pending ) {
+			$switched = is_multisite() && get_current_blog_id() !== (int) $blog_id && switch_to_blog( (int) $blog_id );
+			try {
+				if ( $this->settings->is_configured() ) {
+					$sent = $this->send( $pending );
+					$this->queue->remove( array_merge( $sent['upserted'], $sent['deleted'] ) );
+					$this->enqueue_failures( $sent['failed'], $pending );
+					$result['upserted'] = array_merge( $result['upserted'], $sent['upserted'] );
+					$result['deleted']  = array_merge( $result['deleted'], $sent['deleted'] );
+					$result['failed']  += $sent['failed'];
+				}
+			} finally {
+				if ( $switched ) {
+					restore_current_blog();
+				}
+			}
 		}
-		$result = $this->send( $pending );
-		$this->queue->remove( array_merge( $result['upserted'], $result['deleted'] ) );
-		$this->enqueue_failures( $result['failed'], $pending );
 		return $result;
 	}
 
@@ -128,12 +146,18 @@ final class Rtac_Sync {
 		$upserts = array();
 		foreach ( $sources as $post_id => $source ) {
 			$post = get_post( (int) $post_id );
-			if ( $post && Rtac_Document::is_public( $post ) ) {
-				$upserts[ (int) $post_id ] = Rtac_Document::payload( $post );
+			try {
+				if ( $post && Rtac_Document::is_public( $post ) ) {
+					$upserts[ (int) $post_id ] = Rtac_Document::payload( $post );
+					continue;
+				}
+			} catch ( Throwable $e ) {
+				// A filter of the page broke while rendering: nothing is sent now, the retry tries again.
+				$result['failed'][ (int) $post_id ] = 'upsert';
 				continue;
 			}
 			$source = $post ? $post->post_type : (string) $source;
-			if ( $this->delete( $source, (string) $post_id ) ) {
+			if ( $this->delete( $source, Rtac_Document::source_id( (int) $post_id ) ) ) {
 				$result['deleted'][] = (int) $post_id;
 			} else {
 				$result['failed'][ (int) $post_id ] = 'delete';

@@ -19,6 +19,9 @@ class Rtac_Unanswered_Table extends WP_List_Table {
 	/** @var array<int, array> */
 	private array $all_items = array();
 
+	/** The language the report is narrowed to ('' for all). */
+	private string $lang = '';
+
 	public function __construct() {
 		parent::__construct(
 			array(
@@ -28,6 +31,10 @@ class Rtac_Unanswered_Table extends WP_List_Table {
 				'screen'   => 'rtac-unanswered',
 			)
 		);
+	}
+
+	public function set_language( string $lang ): void {
+		$this->lang = $lang;
 	}
 
 	public function set_rows( array $items ): void {
@@ -85,6 +92,11 @@ class Rtac_Unanswered_Table extends WP_List_Table {
 	}
 
 	public function no_items() {
+		if ( '' !== $this->lang ) {
+			/* translators: %s: language code. */
+			echo esc_html( sprintf( __( 'No open questions in %s. Every question visitors asked in this language could be answered from your site.', 'rtac' ), $this->lang ) );
+			return;
+		}
 		esc_html_e( 'No open questions. Every question visitors asked could be answered from your site.', 'rtac' );
 	}
 
@@ -121,8 +133,25 @@ class Rtac_Unanswered_Table extends WP_List_Table {
 		if ( '' === $url ) {
 			return '—';
 		}
-		$path = (string) wp_parse_url( $url, PHP_URL_PATH );
-		return sprintf( '<a href="%1$s" target="_blank" rel="noopener noreferrer">%2$s</a>', esc_url( $url ), esc_html( '' !== $path ? $path : $url ) );
+		// The address came from a visitor's browser: a link only to this site's own pages
+		// (showing the host, so the owner sees where it leads); anything else is plain text.
+		$own = self::own_page( $url );
+		if ( '' === $own ) {
+			return '<span class="rtac-foreign-url">' . esc_html( $url ) . '</span>';
+		}
+		return sprintf( '<a href="%1$s" target="_blank" rel="noopener noreferrer">%2$s</a>', esc_url( $url ), esc_html( $own ) );
+	}
+
+	/** "host[:port]/path" when $url is an http(s) page of this site's own host, else ''. */
+	public static function own_page( string $url ): string {
+		$page = wp_parse_url( $url );
+		$home = wp_parse_url( home_url( '/' ) );
+		if ( ! is_array( $page ) || ! is_array( $home ) || ! in_array( strtolower( (string) ( $page['scheme'] ?? '' ) ), array( 'http', 'https' ), true )
+			|| strtolower( (string) ( $page['host'] ?? '' ) ) !== strtolower( (string) ( $home['host'] ?? '' ) )
+			|| ( $page['port'] ?? null ) !== ( $home['port'] ?? null ) || isset( $page['user'] ) || isset( $page['pass'] ) ) {
+			return '';
+		}
+		return $page['host'] . ( isset( $page['port'] ) ? ':' . $page['port'] : '' ) . ( $page['path'] ?? '/' );
 	}
 
 	protected function column_last_asked( $item ) {

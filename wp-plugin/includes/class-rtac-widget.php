@@ -1,10 +1,14 @@
 <?php
 /**
- * The chat widget on the front end: its script, its style and `window.rtacConfig`.
+ * The chat widget on the front end: its script, its style and its
+ * configuration.
  *
- * The config is public (it is printed into every page), so it holds texts,
- * contacts and the REST URL only; the sidecar URL, site id and secret never
- * leave the server.
+ * The configuration is data, not code: a `<script type="application/json"
+ * id="rtac-config">` block printed right before the widget's script tag,
+ * which browsers never execute, read by widget.js. So the widget runs under a
+ * strict Content Security Policy (`script-src 'self'`, no 'unsafe-inline').
+ * It is public (it is in every page), so it holds texts, contacts and the
+ * REST URL only; the sidecar URL, site id and secret never leave the server.
  *
  * @package rtac
  */
@@ -13,7 +17,8 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Widget {
 
-	const HANDLE = 'rtac-widget';
+	const HANDLE    = 'rtac-widget';
+	const CONFIG_ID = 'rtac-config';
 
 	private Rtac_Settings $settings;
 
@@ -36,21 +41,31 @@ final class Rtac_Widget {
 				'in_footer' => true,
 			)
 		);
-		wp_add_inline_script( self::HANDLE, 'window.rtacConfig = ' . wp_json_encode( $this->config(), JSON_HEX_TAG | JSON_HEX_AMP ) . ';', 'before' );
 	}
 
 	/**
-	 * WordPress 6.3+ honours the 'defer' strategy itself; 6.1 and 6.2 ignore it, so the
-	 * attribute is added here for them. The inline config before the tag still runs first.
+	 * The widget's script tag: its configuration (as JSON data) goes right
+	 * before it, so it is in the document whenever the script runs, wherever a
+	 * theme or optimiser prints the tag. WordPress 6.3+ honours the 'defer'
+	 * strategy itself; 6.1 and 6.2 ignore it, so the attribute is added here for them.
 	 */
 	public function filter_script_loader_tag( string $tag, string $handle ): string {
 		if ( self::HANDLE !== $handle ) {
 			return $tag;
 		}
-		// Only the widget's own <script src> element: $tag also holds the inline config,
-		// whose owner-written texts must stay exactly as they are.
+		// Only the widget's own <script src> element: $tag may also hold others' inline scripts.
 		$own = '#<script\b(?![^>]*\bdefer\b)(?=[^>]*\bid=["\']' . self::HANDLE . '-js["\'])#';
-		return (string) preg_replace( $own, '<script defer', $tag, 1 );
+		return $this->config_tag() . (string) preg_replace( $own, '<script defer', $tag, 1 );
+	}
+
+	/**
+	 * The configuration block. JSON_HEX_TAG writes "<" and ">" as \u003C and
+	 * \u003E, so no owner-written text can close the element.
+	 */
+	public function config_tag(): string {
+		return '<script type="application/json" id="' . esc_attr( self::CONFIG_ID ) . '">'
+			. wp_json_encode( $this->config(), JSON_HEX_TAG | JSON_HEX_AMP | JSON_UNESCAPED_UNICODE )
+			. "</script>\n";
 	}
 
 	public function is_enabled(): bool {
@@ -79,6 +94,9 @@ final class Rtac_Widget {
 			'strings'    => self::strings(),
 			'contact'    => $this->settings->contact(),
 			'bookingUrl' => $this->settings->booking_url(),
+			// Answers stream in as they are written, unless Site Health found this host
+			// buffering streams: then the widget asks for whole answers.
+			'stream'     => ! Rtac_Site_Health::streaming_buffered(),
 			// The widget loads its stylesheet into its own shadow root: styles never leak
 			// into the theme, and the theme's never into the widget.
 			'cssUrl'     => add_query_arg( 'ver', RTAC_VERSION, plugins_url( 'assets/widget.css', RTAC_FILE ) ),

@@ -56,7 +56,8 @@ final class FakeSidecar {
     /**
      * Script the next answer(s) of a route: status, body (merged over the default answer when
      * the status is 200), raw (exact bytes), delay (seconds), drop (close without answering),
-     * times (how many requests; null = all).
+     * times (how many requests; null = all), stream (the events of a streamed chat answer:
+     * [{event, data?, delay?}, {raw}, {drop: true}], see tests/wp/fake_sidecar.py).
      */
     public function script(string $method, string $path, array $options = []): void {
         $this->call('POST', '/__fake/script', ['method' => $method, 'path' => $path] + $options);
@@ -64,6 +65,16 @@ final class FakeSidecar {
 
     public function setUnanswered(array $items): void {
         $this->call('POST', '/__fake/unanswered', ['items' => $items]);
+    }
+
+    /** The owner's log: whole conversations (id, lang, lead_captured?, forgot?, turns), newest first. */
+    public function setConversations(array $items): void {
+        $this->call('POST', '/__fake/conversations', ['items' => $items]);
+    }
+
+    /** Runs the fake's clock $seconds ahead (negative: behind): its Date header and signature window. */
+    public function clockOffset(int $seconds): void {
+        $this->call('POST', '/__fake/clock', ['offset' => $seconds]);
     }
 
     public function unanswered(): array {

@@ -91,6 +91,7 @@ abstract class RtacTestCase extends TestCase {
             delete_option('rtac_limits');
         }
         $wpdb->query("DELETE FROM {$wpdb->options} WHERE option_name LIKE '\\_transient\\_rtac\\_rl%' OR option_name LIKE '\\_transient\\_timeout\\_rtac\\_rl%'");
+        Rtac_Counter::clear();
         wp_cache_flush();
     }
 

@@ -48,12 +48,13 @@ final class ChatRouteTest extends RtacTestCase {
         $this->assertSame('/', $c['attributes']['path'] ?? null, $c['raw']);
         $this->assertArrayHasKey('expires', $c['attributes'], 'a persistent cookie: returning customers are recognised');
         $this->assertGreaterThan(time() + 30 * DAY_IN_SECONDS, strtotime($c['attributes']['expires']));
-        $this->assertSame($c['value'], self::$fake->lastChat()['visitor']['id']);
+        $this->assertSame(Rtac_Visitor::sidecar_id($c['value']), self::$fake->lastChat()['visitor']['id'],
+            'the sidecar knows the visitor by a keyed hash of the cookie, never the cookie itself');
 
         $r2 = $this->chat(['message' => 'Again', 'conversation_id' => 'conv-1'], $http);
         $this->assertArrayNotHasKey('rtac_visitor', $r2->cookies(), 'an existing cookie is kept, not re-issued');
         $sent = self::$fake->lastChat();
-        $this->assertSame($c['value'], $sent['visitor']['id']);
+        $this->assertSame(Rtac_Visitor::sidecar_id($c['value']), $sent['visitor']['id']);
         $this->assertSame('conv-1', $sent['conversation_id']);
 
         $other = $this->chat(['message' => 'Hello'], $this->http())->cookies()['rtac_visitor']['value'];
@@ -64,9 +65,9 @@ final class ChatRouteTest extends RtacTestCase {
         $http = $this->http();
         $http->cookies['rtac_visitor'] = "wp:1' OR 1=1";
         $r = $this->chat(['message' => 'Hi'], $http);
-        $id = self::$fake->lastChat()['visitor']['id'];
-        $this->assertMatchesRegularExpression('/^[0-9a-f]{32}$/', $id);
-        $this->assertSame($id, $r->cookies()['rtac_visitor']['value'] ?? null);
+        $cookie = $r->cookies()['rtac_visitor']['value'] ?? '';
+        $this->assertMatchesRegularExpression('/^[0-9a-f]{32}$/', $cookie);
+        $this->assertSame(Rtac_Visitor::sidecar_id($cookie), self::$fake->lastChat()['visitor']['id']);
     }
 
     public function test_logged_in_user_with_wp_rest_nonce_is_sent_as_wp_user_id(): void {
@@ -76,7 +77,7 @@ final class ChatRouteTest extends RtacTestCase {
         $this->assertSame(200, $r->status, $r->body);
         $sent = self::$fake->lastChat();
         $this->assertSame($uid, $sent['visitor']['wp_user_id']);
-        $this->assertMatchesRegularExpression('/^[0-9a-f]{32}$/', $sent['visitor']['id']);
+        $this->assertMatchesRegularExpression('/^[0-9a-f]{64}$/', $sent['visitor']['id']);
     }
 
     public function test_logged_in_cookies_without_the_nonce_count_as_anonymous(): void {

@@ -1,6 +1,6 @@
 <?php
 /**
- * The plugin signs exactly as DESIGN.md says (and the sidecar's sidecar/signing.py checks).
+ * The plugin signs exactly as docs/signature.md says (and the sidecar's sidecar/signing.py checks).
  * The vectors were computed with sidecar.signing.signature.
  */
 final class ClientSignatureTest extends RtacTestCase {

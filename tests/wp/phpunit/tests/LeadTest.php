@@ -46,7 +46,7 @@ final class LeadTest extends RtacTestCase {
         $this->assertSame('+372 5123 4567', get_post_meta($lead->ID, 'rtac_phone', true));
         $this->assertSame('Please call me about a full service', get_post_meta($lead->ID, 'rtac_message', true));
         $this->assertSame($visitor, get_post_meta($lead->ID, 'rtac_visitor_id', true));
-        $this->assertSame('conv-1', get_post_meta($lead->ID, 'rtac_conversation_id', true));
+        $this->assertSame(Rtac_Leads::conversation_ref('conv-1'), get_post_meta($lead->ID, 'rtac_conversation_id', true));
 
         $mails = $this->mails();
         $this->assertCount(1, $mails, 'the owner is mailed once');

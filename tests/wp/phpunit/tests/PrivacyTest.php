@@ -36,7 +36,7 @@ final class PrivacyTest extends RtacTestCase {
         $this->assertTrue($res['done']);
         $this->assertAllSigned();
         $sent = array_map(static fn ($r) => $r['json']['visitor'], self::$fake->requests('POST', '/v1/privacy/export'));
-        $this->assertContains(['id' => $visitor], $sent);
+        $this->assertContains(['id' => Rtac_Visitor::sidecar_id($visitor)], $sent, 'the identity the chat uses for that visitor');
         $this->assertContains($uid, array_column($sent, 'wp_user_id'));
 
         $values = [];
@@ -46,7 +46,7 @@ final class PrivacyTest extends RtacTestCase {
             }
         }
         $this->assertContains("Owns a red city bike (wp:$uid)", $values, 'what the assistant remembers');
-        $this->assertContains("Owns a red city bike ($visitor)", $values);
+        $this->assertContains('Owns a red city bike (' . Rtac_Visitor::sidecar_id($visitor) . ')', $values);
         $this->assertContains('Call me', $values, 'the stored lead');
         $this->assertContains($email, $values);
     }
@@ -77,7 +77,7 @@ final class PrivacyTest extends RtacTestCase {
         $this->assertFalse($res['items_retained']);
         $this->assertTrue($res['done']);
         $sent = array_map(static fn ($r) => $r['json']['visitor'], self::$fake->requests('POST', '/v1/privacy/erase'));
-        $this->assertContains(['id' => $visitor], $sent);
+        $this->assertContains(['id' => Rtac_Visitor::sidecar_id($visitor)], $sent);
         $this->assertContains($uid, array_column($sent, 'wp_user_id'));
         $this->assertAllSigned();
         $this->assertNull(get_post($lead), 'the lead is deleted');

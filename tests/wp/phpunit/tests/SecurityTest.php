@@ -73,7 +73,7 @@ final class SecurityTest extends RtacTestCase {
         }
         $this->assertStringNotContainsString('<script>alert("x")', $html);
         $this->assertStringNotContainsString('<img src=x onerror', $html);
-        $this->assertSame(1, preg_match('/window\.rtacConfig\s*=\s*(\{.*?\});\s*\n/s', $html, $m), 'the widget config is printed');
+        $this->assertSame(1, preg_match('#<script type="application/json" id="rtac-config">(.*?)</script>#s', $html, $m), 'the widget config is printed');
         $config = json_decode($m[1], true);
         $this->assertIsArray($config, 'valid JSON');
     }

@@ -44,6 +44,8 @@ final class UninstallTest extends RtacTestCase {
         $this->assertNotEmpty($before['postmeta']);
         $this->assertNotEmpty($before['usermeta']);
         $this->assertNotEmpty($before['cron']);
+        $this->assertSame(['Administrator'], $before['caps'], 'activation gives administrators the conversation log');
+        $this->assertSame([$this->prefix . 'rtac_counters'], $before['tables'], 'the counters table exists');
 
         $this->assertFalse($this->step('deactivate')['active']);
         $this->step('uninstall');
@@ -53,6 +55,8 @@ final class UninstallTest extends RtacTestCase {
         $this->assertSame([], $after['postmeta']);
         $this->assertSame([], $after['usermeta']);
         $this->assertSame([], $after['cron']);
+        $this->assertSame([], $after['caps'], 'no role keeps the plugin\'s capability');
+        $this->assertSame([], $after['tables'], 'the plugin\'s own tables');
         $this->assertSame('keep', $after['other_option']);
         $this->assertSame(1, $after['other_posts']);
         $this->assertSame(1, $after['other_meta']);

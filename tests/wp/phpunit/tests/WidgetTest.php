@@ -1,11 +1,11 @@
 <?php
 /**
- * The widget on the front end: script, style and window.rtacConfig; no nonce for anonymous
+ * The widget on the front end: script, style and its JSON configuration; no nonce for anonymous
  * visitors (page caches must not break the chat), the wp_rest nonce for logged-in users.
  */
 final class WidgetTest extends RtacTestCase {
     private function config(string $html): array {
-        $this->assertSame(1, preg_match('/window\.rtacConfig\s*=\s*(\{.*?\});\s*\n/s', $html, $m), 'window.rtacConfig is printed');
+        $this->assertSame(1, preg_match('#<script type="application/json" id="rtac-config">(.*?)</script>#s', $html, $m), 'the widget configuration is printed as JSON data');
         return json_decode($m[1], true);
     }
 
