@@ -26,7 +26,8 @@ from sidecar import tables as t
 from sidecar.app import create_app
 from sidecar.config import Config
 from sidecar.crypto import Keyring
-from sidecar.conversations import language_grounding, list_conversations, new_conversation_id, seal_content, utcnow
+from sidecar.clock import utcnow
+from sidecar.conversations import language_grounding, list_conversations, new_conversation_id, seal_content
 from sidecar.db import create_engine
 from sidecar.services import Services
 from sidecar.signing import sign_headers

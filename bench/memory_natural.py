@@ -36,7 +36,7 @@ from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import forget as forget_module
 from sidecar.memory.recall import recall
 from sidecar.memory.service import MemorySettings
-from sidecar.memory.store import Memory
+from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
@@ -67,10 +67,10 @@ def vectors_of(items: list[dict]) -> dict[str, np.ndarray]:
         emb.close()
 
 
-def as_memories(texts: list[str], vec: dict) -> list[Memory]:
+def as_memories(texts: list[str], vec: dict) -> list[StoredMemory]:
     """Stored facts as recall sees them: row i is texts[i], all of one importance."""
     now = datetime(2026, 1, 1)
-    return [Memory(i, bytes(16), "fact", text, None, 3, vec[text], "m", None, None, now, now)
+    return [StoredMemory(i, bytes(16), "fact", text, None, 3, vec[text], "m", None, None, now, now)
             for i, text in enumerate(texts)]
 
 

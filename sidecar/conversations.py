@@ -17,7 +17,7 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -26,6 +26,7 @@ from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from . import tables as t
+from .clock import iso, utcnow
 from .crypto import Keyring
 from .langs import normalize_lang
 from .sites import Site
@@ -51,10 +52,6 @@ def new_conversation_id() -> str:
 
 def _aad(space: Space, conversation_id: str, seq: int) -> str:
     return f"rtac/turn/{space.site_id}/{space.id}/{conversation_id}/{seq}"
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
 def find_conversation(conn: Connection, space: Space, conversation_id: str | None) -> str | None:
@@ -259,10 +256,6 @@ def customer_messages(conn: Connection, space: Space, conversation_id: str, up_t
 
 # --- the owner's log -------------------------------------------------------------------------
 
-def _iso(dt: datetime) -> str:
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 @dataclass(frozen=True)
 class LogPosition:
     """A conversation's place in the log: newest start first, then id. A start never
@@ -297,7 +290,7 @@ def list_conversations(conn: Connection, site_id: str, retention_days: int, *, l
                c.lead_captured, c.forgot)
         .join_from(t.conversations, page, page.c.id == c.id)
         .order_by(c.created_at.desc(), c.id.desc())).all()
-    items = [{"id": r.id, "lang": r.lang, "started_at": _iso(r.created_at), "last_at": _iso(r.updated_at),
+    items = [{"id": r.id, "lang": r.lang, "started_at": iso(r.created_at), "last_at": iso(r.updated_at),
               "turns": int(r.turn_count), "degraded": bool(r.degraded), "unanswered": bool(r.unanswered),
               "lead_captured": bool(r.lead_captured), "forgot": bool(r.forgot)} for r in rows[:limit]]
     last = rows[limit - 1] if len(rows) > limit else None
@@ -327,7 +320,7 @@ def read_conversation(conn: Connection, keyring: Keyring, site: Site, conversati
     turns = []
     for r in rows:
         data = json.loads(space.open(r.content_enc, _aad(space, conversation_id, r.seq)))
-        turns.append({"seq": r.seq, "at": _iso(r.created_at), "message": data["message"], "reply": data["reply"],
+        turns.append({"seq": r.seq, "at": iso(r.created_at), "message": data["message"], "reply": data["reply"],
                       "action": r.action, "unanswered": bool(r.unanswered), "degraded": bool(r.degraded),
                       "sources": _sources(data.get("sources", ()))})
     return {"id": conversation_id, "lang": conv.lang, "turns": turns}

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 from . import embedding_queue, fulltext, lexicon
 from . import tables as t
 from .chunking import chunk_text
-from .conversations import utcnow
+from .clock import utcnow
 from .htmltext import html_to_text
 from .searchtext import VERSION as SEARCH_VERSION
 from .searchtext import index_text

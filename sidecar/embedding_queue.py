@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from . import tables as t
 from . import vectors
-from .conversations import utcnow
+from .clock import utcnow
 from .embedders.base import Embedder
 from .worker import Worker
 

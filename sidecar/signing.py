@@ -18,7 +18,7 @@ import hmac
 import re
 import secrets
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Callable, Mapping
 
 from sqlalchemy import delete, insert
@@ -26,6 +26,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from . import tables as t
+from .clock import utcnow
 from .errors import Unauthorized
 from .sites import Site
 
@@ -61,14 +62,14 @@ class NonceStore:
         try:
             with self._engine.begin() as conn:
                 conn.execute(insert(t.nonces).values(site_id=site_id, nonce=nonce,
-                                                     seen_at=datetime.now(timezone.utc).replace(tzinfo=None)))
+                                                     seen_at=utcnow()))
         except IntegrityError:
             return False
         return True
 
     def purge(self) -> int:
         # Past twice the allowed skew a replay fails on its timestamp alone.
-        cutoff = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=2 * MAX_SKEW)
+        cutoff = utcnow() - timedelta(seconds=2 * MAX_SKEW)
         with self._engine.begin() as conn:
             return conn.execute(delete(t.nonces).where(t.nonces.c.seen_at < cutoff)).rowcount
 

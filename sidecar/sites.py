@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from . import fulltext
 from . import tables as t
+from .clock import utcnow
 from .crypto import Keyring, new_key
 from .errors import BadRequest, NotFound
 from .langs import normalize_lang
@@ -54,10 +55,6 @@ def previous_secret_aad(site_id: str) -> str:
 
 def site_key_aad(site_id: str) -> str:
     return f"rtac/site-key/{site_id}"
-
-
-def _utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
 def _unix(dt: datetime) -> float:
@@ -100,7 +97,7 @@ def load_site(conn: Connection, keyring: Keyring, site_id: str) -> Site | None:
     secret = keyring.unwrap(row["secret_enc"], secret_aad(site_id), kid).decode()
     key = keyring.unwrap(row["wrapped_key"], site_key_aad(site_id), kid)
     previous, expires = None, row["previous_secret_expires_at"]
-    if row["previous_secret_enc"] is not None and expires is not None and expires > _utcnow():
+    if row["previous_secret_enc"] is not None and expires is not None and expires > utcnow():
         previous = keyring.unwrap(row["previous_secret_enc"], previous_secret_aad(site_id), kid).decode()
     budget = row["daily_budget_usd"]
     return Site(row["id"], secret, key, row["default_lang"], previous,
@@ -129,7 +126,7 @@ def rotate_secret(engine: Engine, keyring: Keyring, site_id: str, *,
         kid = row["key_id"]
         current = keyring.unwrap(row["secret_enc"], secret_aad(site_id), kid)
         key = keyring.unwrap(row["wrapped_key"], site_key_aad(site_id), kid)
-        until = _utcnow().replace(microsecond=0) + timedelta(seconds=grace) if grace else None
+        until = utcnow().replace(microsecond=0) + timedelta(seconds=grace) if grace else None
         # Every sealed value of the row under one master key, the one key_id names.
         conn.execute(update(t.sites).where(t.sites.c.id == site_id).values(
             secret_enc=keyring.wrap(new.encode(), secret_aad(site_id)),
@@ -141,7 +138,7 @@ def rotate_secret(engine: Engine, keyring: Keyring, site_id: str, *,
 
 def purge_expired_secrets(conn: Connection) -> int:
     """Replaced secrets past their grace period: refused already, now gone too."""
-    return conn.execute(update(t.sites).where(t.sites.c.previous_secret_expires_at <= _utcnow())
+    return conn.execute(update(t.sites).where(t.sites.c.previous_secret_expires_at <= utcnow())
                         .values(previous_secret_enc=None, previous_secret_expires_at=None)).rowcount
 
 

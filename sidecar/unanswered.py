@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from . import tables as t
-from .conversations import utcnow
+from .clock import iso, utcnow
 from .crypto import keyed_hash, open_sealed, seal
 from .sites import Site
 from .spaces import Space
@@ -68,7 +68,7 @@ def asked_by(conn: Connection, site: Site, space: Space) -> list[dict]:
         .where(a.site_id == site.id, a.space_id == space.id)
         .order_by(a.asked_at, a.id)).all()
     return [{"question": open_sealed(site.key, r.question_enc, _aad(site.id, r.question_hash)).decode(),
-             "lang": r.lang, "asked_at": _iso(r.asked_at)} for r in rows]
+             "lang": r.lang, "asked_at": iso(r.asked_at)} for r in rows]
 
 
 def forget_asker(conn: Connection, site: Site, space: Space) -> int:
@@ -96,10 +96,6 @@ def forget_asker(conn: Connection, site: Site, space: Space) -> int:
     return sum(askings.values())
 
 
-def _iso(dt) -> str:
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def list_questions(conn: Connection, site: Site, status: str | None, limit: int = 500,
                    lang: str | None = None) -> list[dict]:
     q = select(t.unanswered).where(t.unanswered.c.site_id == site.id)
@@ -112,8 +108,8 @@ def list_questions(conn: Connection, site: Site, status: str | None, limit: int 
     for r in conn.execute(q).mappings():
         question = open_sealed(site.key, r["question_enc"], _aad(site.id, r["question_hash"])).decode()
         items.append({"id": r["id"], "question": question, "lang": r["lang"], "page_url": r["page_url"],
-                      "count": r["count"], "first_asked": _iso(r["first_asked"]),
-                      "last_asked": _iso(r["last_asked"]), "status": r["status"]})
+                      "count": r["count"], "first_asked": iso(r["first_asked"]),
+                      "last_asked": iso(r["last_asked"]), "status": r["status"]})
     return items
 
 

@@ -15,7 +15,8 @@ import pytest
 from sqlalchemy import func, select, text, update
 
 from sidecar import tables
-from sidecar.conversations import append_turn, grounding_class, new_conversation_id, purge_expired, utcnow
+from sidecar.clock import utcnow
+from sidecar.conversations import append_turn, grounding_class, new_conversation_id, purge_expired
 from sidecar.db import create_engine
 from sidecar.migrate import migrate, migrations
 from sidecar.providers.base import ChatResult, Usage

@@ -111,7 +111,8 @@ def test_master_key_rotation_rewraps_keys_without_touching_rows(client, engine, 
 def test_turns_past_retention_are_not_replayed_and_are_purged(client, engine, keyring, site):
     from datetime import timedelta
 
-    from sidecar.conversations import purge_expired, utcnow
+    from sidecar.clock import utcnow
+    from sidecar.conversations import purge_expired
     first = client.post("/v1/chat", chat_payload("old question", visitor="ret")).get_json()
     with engine.begin() as conn:
         conn.execute(update(tables.turns).where(tables.turns.c.conversation_id == first["conversation_id"])

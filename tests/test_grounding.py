@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from sidecar.memory.grounding import FRAMING, Grounding, check, is_grounded
+from sidecar.memory.grounding import FRAMING, Verdict, check, is_grounded
 
 
 def _ok(fact: str, said: str, lang: str) -> None:
@@ -15,7 +15,7 @@ def _ok(fact: str, said: str, lang: str) -> None:
     assert g.reason == "grounded" and g.missing == ()
 
 
-def _rejected(fact: str, said: str, lang: str, reason: str, missing: str | None = None) -> Grounding:
+def _rejected(fact: str, said: str, lang: str, reason: str, missing: str | None = None) -> Verdict:
     g = check(fact, said, lang)
     assert not g.ok, g
     assert g.reason == reason, g
@@ -211,7 +211,7 @@ def test_empty_fact_is_not_written():
 
 def test_grounding_is_a_frozen_record():
     g = check("Runs a bakery with 4 vans.", "I run a bakery with 4 vans.", "en")
-    assert g == Grounding(True, "grounded", 1.0, ())
+    assert g == Verdict(True, "grounded", 1.0, ())
     with pytest.raises(dataclasses.FrozenInstanceError):
         g.ok = False  # type: ignore[misc]
 

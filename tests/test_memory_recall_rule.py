@@ -6,7 +6,7 @@ import numpy as np
 
 from sidecar.memory.forget import choose
 from sidecar.memory.recall import recall
-from sidecar.memory.store import Memory
+from sidecar.memory.store import StoredMemory
 
 DIM = 16
 Q = np.eye(DIM, dtype=np.float32)[0]
@@ -19,9 +19,9 @@ def at(distance: float, axis: int) -> np.ndarray:
     return v.astype(np.float32)
 
 
-def mem(i: int, content: str, distance: float) -> Memory:
+def mem(i: int, content: str, distance: float) -> StoredMemory:
     now = datetime(2026, 1, 1)
-    return Memory(i, bytes(16), "fact", content, None, 3, at(distance, i + 1), "m", None, None, now, now)
+    return StoredMemory(i, bytes(16), "fact", content, None, 3, at(distance, i + 1), "m", None, None, now, now)
 
 
 BOUNDS = dict(threshold=0.13, near=0.18, near_margin=0.02)

@@ -11,12 +11,13 @@ import pytest
 from sqlalchemy import func, inspect, select, text, update
 
 from sidecar import tables, unanswered, usage
+from sidecar.clock import utcnow
 from sidecar.crypto import Keyring
 from sidecar.errors import BadRequest, NotFound, Unauthorized
 from sidecar.keys import rewrap
 from sidecar.providers.base import Usage
 from sidecar.signing import NonceStore, sign_headers, verify
-from sidecar.sites import (SECRET_GRACE_SECONDS, SiteRegistry, _utcnow, add_site, load_site, purge_expired_secrets,
+from sidecar.sites import (SECRET_GRACE_SECONDS, SiteRegistry, add_site, load_site, purge_expired_secrets,
                            remove_site, rotate_secret)
 from sidecar.spaces import resolve_space
 from tests.conftest import chat_payload
@@ -47,7 +48,7 @@ def test_the_default_grace_period_is_a_day():
 def test_after_rotation_both_secrets_sign_during_the_grace_period(engine, keyring, site):
     rotated = rotate_secret(engine, keyring, site.id)
     assert rotated.secret != site.secret and len(rotated.secret) >= 32
-    assert rotated.previous_valid_until - _utcnow() > timedelta(hours=23, minutes=59)
+    assert rotated.previous_valid_until - utcnow() > timedelta(hours=23, minutes=59)
     assert accepted(engine, keyring, site.id, rotated.secret)
     assert accepted(engine, keyring, site.id, site.secret)
     assert not accepted(engine, keyring, site.id, "never-the-secret-" + secrets.token_hex(8))
@@ -61,7 +62,7 @@ def test_the_replaced_secret_is_refused_once_its_grace_period_is_over(engine, ke
     # ...and once the row says it has expired, it is not even loaded.
     with engine.begin() as conn:
         conn.execute(update(tables.sites).where(tables.sites.c.id == site.id)
-                     .values(previous_secret_expires_at=_utcnow() - timedelta(seconds=1)))
+                     .values(previous_secret_expires_at=utcnow() - timedelta(seconds=1)))
         assert load_site(conn, keyring, site.id).previous_secret is None
     assert not accepted(engine, keyring, site.id, site.secret)
 
@@ -144,7 +145,7 @@ def test_maintenance_drops_replaced_secrets_past_their_grace(engine, keyring, si
         kept = conn.execute(select(tables.sites.c.previous_secret_enc).where(tables.sites.c.id == site.id)).scalar()
         assert kept is not None  # still in its grace period
         conn.execute(update(tables.sites).where(tables.sites.c.id == site.id)
-                     .values(previous_secret_expires_at=_utcnow() - timedelta(seconds=1)))
+                     .values(previous_secret_expires_at=utcnow() - timedelta(seconds=1)))
         purge_expired_secrets(conn)
         row = conn.execute(select(tables.sites).where(tables.sites.c.id == site.id)).mappings().one()
     assert row["previous_secret_enc"] is None and row["previous_secret_expires_at"] is None

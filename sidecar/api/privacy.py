@@ -8,14 +8,11 @@ from sqlalchemy import func, select
 
 from .. import tables as t
 from .. import unanswered
+from ..clock import iso
 from ..memory.store import MemoryStore
 from ..spaces import erase_space, find_space, identity_of
 from ..validation import parse_visitor
 from . import bp, json_body, services, signed_site
-
-
-def _iso(dt) -> str:
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @bp.post("/v1/privacy/export")
@@ -28,7 +25,7 @@ def export():
         memories = MemoryStore(conn, space).all(with_embeddings=False) if space else []
         questions = unanswered.asked_by(conn, site, space) if space else []
     return {"memories": [{"kind": m.kind, "content": m.content, "topic": m.topic, "importance": m.importance,
-                          "created_at": _iso(m.created_at), "updated_at": _iso(m.updated_at)} for m in memories],
+                          "created_at": iso(m.created_at), "updated_at": iso(m.updated_at)} for m in memories],
             "questions": questions}
 
 

@@ -26,7 +26,7 @@ from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
 from .dedup import same_fact
 from .grounding import is_grounded
 from .recall import distances
-from .store import Memory, MemoryStore
+from .store import StoredMemory, MemoryStore
 
 MAX_ENTRIES = 10
 MAX_CONTENT = 300
@@ -93,7 +93,7 @@ class Entry:
 
 
 def request(customer_messages: list[str], lang: str, model: str, timeout: float, cache_key: str,
-            known: dict[str, Memory] | None = None) -> ChatRequest:
+            known: dict[str, StoredMemory] | None = None) -> ChatRequest:
     """`known`: ref -> the customer's memories nearest to what they said, shown to the call."""
     block = knowledge_block("customer", [GroundingEntry(f"message {i + 1}", m)
                                          for i, m in enumerate(customer_messages)])
@@ -159,7 +159,7 @@ def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, la
     return float(1.0 - np.asarray(old_vec) @ np.asarray(new_vec)) <= threshold and same_fact(new, old, lang)
 
 
-def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, Memory], bound: float) -> Memory | None:
+def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, StoredMemory], bound: float) -> StoredMemory | None:
     """The known memory the model says this entry updates, when code agrees."""
     memory = known.get(entry.updates or "")
     if memory is None or memory.kind != entry.kind or memory.embedding is None:
@@ -169,13 +169,13 @@ def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, Memory], bound:
 
 def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embed_model: str, lang: str,
           dedup_threshold: float, cap: int, conversation_id: str | None, turn_seq: int | None,
-          known: dict[str, Memory] | None = None, updates_distance: float = 0.0) -> WriteResult:
+          known: dict[str, StoredMemory] | None = None, updates_distance: float = 0.0) -> WriteResult:
     result = WriteResult()
     known = known or {}
     facts = [m for m in store.all(kind="fact") if m.embed_model == embed_model]
     live = {m.id: m for m in facts}
     for entry, vector in zip(entries, vectors):
-        match: Memory | None = None
+        match: StoredMemory | None = None
         proposed = _proposed(entry, vector, known, updates_distance)
         if proposed is not None and proposed.id in live:  # still there, and not replaced this turn
             match = live[proposed.id]

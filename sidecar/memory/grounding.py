@@ -95,7 +95,7 @@ from .words import PREFIX_MIN, SHARED_MIN, SHARED_SHARE, content_words, label_wo
 COVERAGE_MIN = 1.0
 # PREFIX_MIN, SHARED_MIN and SHARED_SHARE, the stem-match tolerance, are words.py's:
 # dedup matches words with the same tolerance. Imported here as the rule's parameters.
-__all__ = ["COVERAGE_MIN", "FRAMING", "Grounding", "PREFIX_MIN", "SHARED_MIN", "SHARED_SHARE", "check",
+__all__ = ["COVERAGE_MIN", "FRAMING", "PREFIX_MIN", "SHARED_MIN", "SHARED_SHARE", "Verdict", "check",
            "is_grounded"]
 
 # Framing words by language code, for callers that look them up that way; the
@@ -104,7 +104,7 @@ FRAMING: dict[str, tuple[str, ...]] = {lg.code: lg.framing for lg in languages.L
 
 
 @dataclass(frozen=True)
-class Grounding:
+class Verdict:
     ok: bool
     reason: str               # "grounded", or the first failing check: "email", "url", "phone",
                               # "number", "date", "currency", "name", "negation", "content", "empty"
@@ -113,7 +113,7 @@ class Grounding:
     missing: tuple[str, ...]  # what the customer never said (values, names, words) or only denied
 
 
-def check(fact: str, customer_text: str, lang: str) -> Grounding:
+def check(fact: str, customer_text: str, lang: str) -> Verdict:
     """Is `fact` grounded in `customer_text` (what the customer said, in `lang`)?"""
     lang = normalize_lang(lang) or "en"  # another language: its stemmer, no framing list (stricter)
     fact = unicodedata.normalize("NFKC", fact or "")
@@ -122,34 +122,34 @@ def check(fact: str, customer_text: str, lang: str) -> Grounding:
 
     missing = [e for e in fv.emails if e not in cust.values.emails]
     if missing:
-        return Grounding(False, "email", 0.0, tuple(missing))
+        return Verdict(False, "email", 0.0, tuple(missing))
     missing = [u for u in fv.urls if not cust.has_url(u)]
     if missing:
-        return Grounding(False, "url", 0.0, tuple(missing))
+        return Verdict(False, "url", 0.0, tuple(missing))
     missing = [p for p in fv.phones if not cust.has_phone(p)]
     if missing:
-        return Grounding(False, "phone", 0.0, tuple(missing))
+        return Verdict(False, "phone", 0.0, tuple(missing))
     unsaid = [(written, alts) for written, alts in fv.numbers
               if not any(alt <= cust.values.atoms or (len(alt) == 1 and next(iter(alt)) in cust.phones)
                          for alt in alts)]
     if unsaid:
         # month and weekday atoms are "M5", "D6"; everything else is a number
         dates_only = all(a[0] in "MD" for _, alts in unsaid for alt in alts for a in alt)
-        return Grounding(False, "date" if dates_only else "number", 0.0, tuple(w for w, _ in unsaid))
+        return Verdict(False, "date" if dates_only else "number", 0.0, tuple(w for w, _ in unsaid))
     missing = sorted(fv.currencies - cust.values.currencies)
     if missing:
-        return Grounding(False, "currency", 0.0, tuple(missing))
+        return Verdict(False, "currency", 0.0, tuple(missing))
 
     names = capitalised_names(fact, fv.spans)
     missing = [n for n in names if not cust.has_name(n)]
     korean = ko_names(fact) if lang == "ko" else []
     missing += [n for n in korean if not cust.has_ko_name(n)]
     if missing:
-        return Grounding(False, "name", 0.0, tuple(missing))
+        return Verdict(False, "name", 0.0, tuple(missing))
 
     fact_negated = negation(lang).search(blank_spans(fact, fv.spans))
     if fact_negated and not cust.negated:
-        return Grounding(False, "negation", 0.0, (fact_negated.group().strip(),))
+        return Verdict(False, "negation", 0.0, (fact_negated.group().strip(),))
 
     kinds = frozenset(k for k, present in (("phone", fv.phones), ("email", fv.emails), ("url", fv.urls),
                                             ("name", names or korean)) if present)
@@ -160,7 +160,7 @@ def check(fact: str, customer_text: str, lang: str) -> Grounding:
         seen.setdefault(t, w)
     if not seen:
         has_values = bool(fv.emails or fv.urls or fv.phones or fv.numbers or names)
-        return Grounding(has_values, "grounded" if has_values else "empty", 1.0 if has_values else 0.0, ())
+        return Verdict(has_values, "grounded" if has_values else "empty", 1.0 if has_values else 0.0, ())
     lost: list[str] = []
     denied: list[str] = []
     for t, w in seen.items():
@@ -171,9 +171,9 @@ def check(fact: str, customer_text: str, lang: str) -> Grounding:
     n = len(seen)
     coverage = (n - len(lost)) / n
     if denied:
-        return Grounding(False, "negation", round(coverage, 3), tuple(denied))
+        return Verdict(False, "negation", round(coverage, 3), tuple(denied))
     ok = len(lost) <= int(n * (1.0 - COVERAGE_MIN) + 1e-9)
-    return Grounding(ok, "grounded" if ok else "content", round(coverage, 3), tuple(lost))
+    return Verdict(ok, "grounded" if ok else "content", round(coverage, 3), tuple(lost))
 
 
 def is_grounded(fact: str, customer_text: str, lang: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from ..searchtext import content_terms
-from .store import Memory, MemoryIndex
+from .store import StoredMemory, MemoryIndex
 
 BUDGET_CHARS = 1500
 MAX_SHOWN = 12
@@ -33,7 +33,7 @@ MAX_SHOWN = 12
 class Recalled:
     """What this turn showed the model: ref -> memory, and each one's distance to the message."""
 
-    refs: dict[str, Memory] = field(default_factory=dict)
+    refs: dict[str, StoredMemory] = field(default_factory=dict)
     distance: dict[str, float] = field(default_factory=dict)
     near: set[str] = field(default_factory=set)  # shown for a shared word beyond the strict bound
 
@@ -41,7 +41,7 @@ class Recalled:
         return [f"{ref}: {m.content}" for ref, m in self.refs.items()]
 
 
-def distances(query: np.ndarray, memories: list[Memory]) -> np.ndarray:
+def distances(query: np.ndarray, memories: list[StoredMemory]) -> np.ndarray:
     """Cosine distances; every embedding is L2-normalised, so 1 - dot product."""
     if not memories:
         return np.zeros(0, dtype=np.float32)
@@ -80,7 +80,7 @@ def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str, b: 
     return out
 
 
-def recall(query: np.ndarray, memories: list[Memory], *, threshold: float, budget: int = BUDGET_CHARS,
+def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float, budget: int = BUDGET_CHARS,
            limit: int = MAX_SHOWN, message: str = "", lang: str = "en", near: float = 0.0,
            near_margin: float = 0.0) -> Recalled:
     d = distances(query, memories)
@@ -91,7 +91,7 @@ def recall(query: np.ndarray, memories: list[Memory], *, threshold: float, budge
     return shown(close, budget=budget, limit=limit)
 
 
-def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[int]], list[Memory]], *,
+def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[int]], list[StoredMemory]], *,
                    threshold: float, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN, message: str = "",
                    lang: str = "en", near: float = 0.0, near_margin: float = 0.0) -> Recalled:
     """The turn's path: distances over the space's embeddings alone, then only the

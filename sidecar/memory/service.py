@@ -13,7 +13,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from .. import tables as t
 from .. import usage
-from ..conversations import customer_messages, utcnow
+from ..clock import utcnow
+from ..conversations import customer_messages
 from ..embedders.base import Embedder
 from ..errors import RtacError
 from ..providers.chain import ProviderChain

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from .. import tables as t
-from ..conversations import utcnow
+from ..clock import utcnow
 from ..crypto import keyed_hash
 from ..spaces import Space
 
@@ -27,7 +27,7 @@ _M = t.memories.c
 
 
 @dataclass
-class Memory:
+class StoredMemory:
     id: int
     uid: bytes
     kind: str
@@ -84,12 +84,12 @@ class MemoryStore:
         self.conn.execute(update(t.spaces).where(t.spaces.c.id == self.space.id)
                           .values(memory_version=t.spaces.c.memory_version + 1))
 
-    def _row(self, r, with_embedding: bool) -> Memory:
+    def _row(self, r, with_embedding: bool) -> StoredMemory:
         uid = r.uid
         embedding = None
         if with_embedding:
             embedding = np.frombuffer(self._open(uid, "embedding", r.embedding_enc), dtype=np.float32)
-        return Memory(
+        return StoredMemory(
             id=r.id, uid=uid, kind=r.kind, content=self._open(uid, "content", r.content_enc).decode(),
             topic=self._open(uid, "topic", r.topic_enc).decode() if r.topic_enc is not None else None,
             importance=r.importance, embedding=embedding, embed_model=r.embed_model,
@@ -98,7 +98,7 @@ class MemoryStore:
 
     # --- reads --------------------------------------------------------------------
 
-    def all(self, *, kind: str | None = None, with_embeddings: bool = True) -> list[Memory]:
+    def all(self, *, kind: str | None = None, with_embeddings: bool = True) -> list[StoredMemory]:
         cols = [_M.id, _M.uid, _M.kind, _M.content_enc, _M.topic_enc, _M.importance, _M.embed_model,
                 _M.conversation_id, _M.turn_seq, _M.created_at, _M.updated_at]
         if with_embeddings:
@@ -117,7 +117,7 @@ class MemoryStore:
                             for r in rows])
         return MemoryIndex([r.id for r in rows], [r.importance for r in rows], matrix)
 
-    def get(self, ids: list[int]) -> list[Memory]:
+    def get(self, ids: list[int]) -> list[StoredMemory]:
         """These memories of this space, opened without their embeddings."""
         if not ids:
             return []
@@ -128,7 +128,7 @@ class MemoryStore:
     def count(self) -> int:
         return self.conn.execute(select(func.count()).select_from(t.memories).where(*self._scope())).scalar_one()
 
-    def find_topic(self, topic: str) -> Memory | None:
+    def find_topic(self, topic: str) -> StoredMemory | None:
         row = self.conn.execute(select(t.memories).where(
             *self._scope(), _M.kind == "topic", _M.topic_hash == self.topic_hash(topic))).first()
         return self._row(row, with_embedding=True) if row else None
@@ -136,7 +136,7 @@ class MemoryStore:
     # --- writes -------------------------------------------------------------------
 
     def insert(self, *, kind: str, content: str, topic: str | None, importance: int, embedding: np.ndarray,
-               embed_model: str, conversation_id: str | None, turn_seq: int | None) -> Memory:
+               embed_model: str, conversation_id: str | None, turn_seq: int | None) -> StoredMemory:
         assert kind in KINDS
         uid = os.urandom(16)
         now = utcnow()
@@ -149,10 +149,10 @@ class MemoryStore:
             embed_model=embed_model, importance=importance, conversation_id=conversation_id,
             turn_seq=turn_seq, created_at=now, updated_at=now)).inserted_primary_key[0]
         self._changed()
-        return Memory(new_id, uid, kind, content, topic, importance, np.asarray(embedding, dtype=np.float32),
+        return StoredMemory(new_id, uid, kind, content, topic, importance, np.asarray(embedding, dtype=np.float32),
                       embed_model, conversation_id, turn_seq, now, now)
 
-    def replace(self, memory: Memory, *, content: str, importance: int, embedding: np.ndarray, embed_model: str,
+    def replace(self, memory: StoredMemory, *, content: str, importance: int, embedding: np.ndarray, embed_model: str,
                 conversation_id: str | None, turn_seq: int | None) -> None:
         """Update in place: content and embedding replaced, importance raised to the
         max of both, re-pointed to the latest session and message."""
@@ -163,7 +163,7 @@ class MemoryStore:
             conversation_id=conversation_id, turn_seq=turn_seq, updated_at=utcnow()))
         self._changed()
 
-    def set_embedding(self, memory: Memory, embedding: np.ndarray, embed_model: str) -> None:
+    def set_embedding(self, memory: StoredMemory, embedding: np.ndarray, embed_model: str) -> None:
         self.conn.execute(update(t.memories).where(*self._scope(), _M.id == memory.id).values(
             embedding_enc=self._seal(memory.uid, "embedding", np.asarray(embedding, dtype=np.float32).tobytes()),
             embed_model=embed_model))
