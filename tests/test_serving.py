@@ -34,6 +34,7 @@ from sidecar.signing import sign_headers
 from sidecar.sites import add_site
 from tests.conftest import MARIADB_LOCAL, _free_port, chat_payload
 from tests.fakes.anthropic_server import DEFAULT_REPLY, FakeAnthropic, delay, reply_json, streamed
+from tests.nginx_process import NginxProcess, nginx_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 RTAC = str(Path(sys.executable).parent / "rtac")
@@ -425,16 +426,12 @@ def _templated(conf: str, replacements: dict[str, str]) -> str:
     return conf
 
 
-class Nginx:
-    """Debian's nginx as a plain foreground process with its own prefix, pid and logs,
-    serving docs/nginx-sidecar.conf with this test's ports and certificate."""
+class Nginx(NginxProcess):
+    """nginx serving docs/nginx-sidecar.conf with this test's ports and certificate."""
 
     def __init__(self, sidecar_port: int):
-        binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-        if binary is None:
-            pytest.fail("nginx is not installed: run `bash scripts/system-deps nginx` (apt-get install nginx)",
-                        pytrace=False)
-        self.binary, self.port = binary, _free_port()
+        self.binary = nginx_binary("run `bash scripts/system-deps nginx` (apt-get install nginx)")
+        self.port = _free_port()
         self.prefix = Path(tempfile.mkdtemp(prefix="rtac-nginx-"))
         self.cert, key = _self_signed(self.prefix)
         site_conf = _templated(NGINX_CONF.read_text(), {
@@ -466,29 +463,11 @@ http {{
 """)
 
     def __enter__(self) -> "Nginx":
-        args = [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
-                "-e", str(self.prefix / "error.log")]
-        check = subprocess.run([*args, "-t"], capture_output=True, text=True)
-        assert check.returncode == 0, check.stderr
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        until = time.monotonic() + 15
-        while time.monotonic() < until:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.1)
-        self.__exit__()
-        pytest.fail(f"nginx did not listen:\n{(self.prefix / 'error.log').read_text()}", pytrace=False)
+        self.start()
+        return self
 
     def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish what is in flight
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        self.stop()
         shutil.rmtree(self.prefix, ignore_errors=True)
 
     def request(self, method: str, path: str, body: bytes = b"", headers: dict | None = None,

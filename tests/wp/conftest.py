@@ -15,7 +15,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from ..nginx_process import NginxProcess, nginx_binary
 from .fake_sidecar import FakeSidecar
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -252,7 +252,7 @@ def via_real_sidecar(fake, real_sidecar):
     fake_sidecar.set_proxy(None)
 
 
-class BufferingProxy:
+class BufferingProxy(NginxProcess):
     """Debian's nginx in front of the WordPress, holding responses back as some hosts' proxies
     do: `proxy_buffering on` with buffers larger than any answer, and the application's
     `X-Accel-Buffering: no` ignored. A plain foreground process (not the package's service)
@@ -263,10 +263,8 @@ class BufferingProxy:
     X-Rtac-Test-Origin), so the widget's requests go through it too."""
 
     def __init__(self, upstream_port: int, artifacts: Path):
-        binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-        if binary is None:
-            pytest.fail(f"nginx is not installed (apt-get install nginx) — {INSTALL_HINT}", pytrace=False)
-        self.binary, self.port, self.artifacts = binary, free_port(), artifacts
+        self.binary = nginx_binary(f"apt-get install nginx — {INSTALL_HINT}")
+        self.port, self.artifacts = free_port(), artifacts
         self.url = f"http://127.0.0.1:{self.port}"
         self.prefix = Path(tempfile.mkdtemp(prefix="rtac-wp-nginx-"))
         for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
@@ -304,30 +302,11 @@ http {{
 """)
 
     def __enter__(self) -> "BufferingProxy":
-        args = [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
-                "-e", str(self.prefix / "error.log")]
-        check = subprocess.run([*args, "-t"], capture_output=True, text=True)
-        if check.returncode != 0:
-            pytest.fail(f"nginx -t refused the proxy's config:\n{check.stderr}", pytrace=False)
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.1)
-        self.__exit__()
-        pytest.fail(f"nginx did not listen:\n{(self.prefix / 'error.log').read_text()}", pytrace=False)
+        self.start()
+        return self
 
     def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish what is in flight
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        self.stop()
         for name in ("error.log", "access.log"):
             if (self.prefix / name).exists():
                 shutil.copy(self.prefix / name, self.artifacts / f"nginx-{name}")
