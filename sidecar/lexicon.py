@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import bindparam, func, select, update
+from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection
 
 from . import tables as t
@@ -24,12 +25,12 @@ K1 = 1.2
 B = 0.75
 MAX_TERM = 84  # InnoDB's innodb_ft_max_token_size: longer tokens are not indexed either
 
-_BUMP = text(
-    "INSERT INTO rtac_terms (site_id, term, df) VALUES (:site, :term, :n)"
-    " ON DUPLICATE KEY UPDATE df = df + VALUES(df)")
-_DROP = text("UPDATE rtac_terms SET df = GREATEST(df, :n) - :n WHERE site_id = :site AND term = :term")
-_DFS = text("SELECT term, df FROM rtac_terms WHERE site_id = :site AND term IN :terms").bindparams(
-    bindparam("terms", expanding=True))
+_T = t.terms.c
+# Parameter names apart from the column names, which Core reserves in VALUES and SET.
+_new = mysql_insert(t.terms).values(site_id=bindparam("in_site"), term=bindparam("in_term"), df=bindparam("in_n"))
+_BUMP = _new.on_duplicate_key_update(df=_T.df + _new.inserted.df)
+_DROP = (update(t.terms).where(_T.site_id == bindparam("in_site"), _T.term == bindparam("in_term"))
+         .values(df=func.greatest(_T.df, bindparam("in_n")) - bindparam("in_n")))
 
 
 def distinct_terms(search_text: str) -> set[str]:
@@ -42,7 +43,7 @@ def term_count(search_text: str) -> int:
 
 def _apply(conn: Connection, site_id: str, counts: Counter, statement) -> None:
     # Sorted, so two writers of one site lock the same rows in the same order.
-    rows = [{"site": site_id, "term": term, "n": n} for term, n in sorted(counts.items()) if n]
+    rows = [{"in_site": site_id, "in_term": term, "in_n": n} for term, n in sorted(counts.items()) if n]
     if rows:
         conn.execute(statement, rows)
 
@@ -102,7 +103,8 @@ def document_frequencies(conn: Connection, site_id: str, terms: Iterable[str]) -
     wanted = sorted({term for term in terms if len(term) <= MAX_TERM})
     if not wanted:
         return {}
-    return {r.term: int(r.df) for r in conn.execute(_DFS, {"site": site_id, "terms": wanted})}
+    rows = conn.execute(select(_T.term, _T.df).where(_T.site_id == site_id, _T.term.in_(wanted)))
+    return {r.term: int(r.df) for r in rows}
 
 
 def bm25(weights: Mapping[str, float], search_text: str, length: int, dfs: Mapping[str, int],

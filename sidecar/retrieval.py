@@ -31,16 +31,20 @@ their own committed transaction before use.
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-
-import numpy as np
 from functools import lru_cache
 
-from sqlalchemy import bindparam, text
+import numpy as np
+
+from sqlalchemy import bindparam, column, select, text
+from sqlalchemy import table as sa_table
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from . import fulltext, lexicon, vectors
+from . import tables as t
 from .searchtext import query_terms
 
 TOP_K = 8
@@ -58,9 +62,8 @@ _SHARED_RANK = text(
 )
 
 
-_SHARED_TERMS = text(
-    "SELECT c.id, c.search_text, c.term_count FROM rtac_chunks c WHERE c.site_id = :site AND c.id IN :ids"
-).bindparams(bindparam("ids", expanding=True))
+_C = t.chunks.c
+_D = t.documents.c
 
 
 @lru_cache(maxsize=None)
@@ -75,9 +78,9 @@ def _site_statements(table: str):
         " AND MATCH(f.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
         " ORDER BY score DESC, f.chunk_id LIMIT :k"
     )
-    terms = text(
-        f"SELECT f.chunk_id AS id, f.search_text FROM {table} f WHERE f.site_id = :site AND f.chunk_id IN :ids"
-    ).bindparams(bindparam("ids", expanding=True))
+    f = sa_table(table, column("chunk_id"), column("site_id"), column("search_text"))
+    terms = (select(f.c.chunk_id.label("id"), f.c.search_text)
+             .where(f.c.site_id == bindparam("site"), f.c.chunk_id.in_(bindparam("ids", expanding=True))))
     return rank, terms
 
 
@@ -100,14 +103,8 @@ def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> li
     if not ids:
         return []
     return [(r.id, r.search_text, r.term_count)
-            for r in conn.execute(_SHARED_TERMS, {"site": params["site"], "ids": ids})]
-
-
-_FETCH = text(
-    "SELECT c.id, c.content, c.lang, d.title, d.url"
-    " FROM rtac_chunks c JOIN rtac_documents d ON d.id = c.document_id AND d.site_id = c.site_id"
-    " WHERE c.site_id = :site AND c.id IN :ids"
-).bindparams(bindparam("ids", expanding=True))
+            for r in conn.execute(select(_C.id, _C.search_text, _C.term_count)
+                                  .where(_C.site_id == params["site"], _C.id.in_(ids)))]
 
 
 @dataclass(frozen=True)
@@ -167,9 +164,13 @@ class Retriever:
         if k <= 0 or mode not in MODES:
             return []
         where = fulltext.locate(conn, site_id)
-        lexical = self.lexical(conn, site_id, default_lang, query, where=where) if mode != "vector" else []
         matrix, v = self._matrix(conn, site_id, query, where.version) if mode != "lexical" else (None, None)
-        dense = matrix.nearest(v, self.settings.candidates) if matrix is not None else []
+        # The product over the site's matrix runs while the lexical half waits on the
+        # database (numpy and the socket both release the GIL): a turn waits for the
+        # longer of the two halves, not their sum.
+        nearest = _in_parallel(matrix.nearest, v, self.settings.candidates) if matrix is not None else None
+        lexical = self.lexical(conn, site_id, default_lang, query, where=where) if mode != "vector" else []
+        dense = nearest.result() if nearest is not None else []
         if mode == "lexical" or not dense:
             ranked = [(h.id, h.score) for h in lexical[:k]]
         elif mode == "vector" or not lexical:
@@ -272,10 +273,28 @@ class Retriever:
         return sorted(fused.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0]))
 
 
+_HALVES: ThreadPoolExecutor | None = None
+_HALVES_LOCK = threading.Lock()
+
+
+def _in_parallel(fn, *args) -> Future:
+    """`fn(*args)` on the process's small pool for the half by meaning; made on first
+    use, so a forking server starts its threads in the worker, not the master."""
+    global _HALVES
+    if _HALVES is None:
+        with _HALVES_LOCK:
+            if _HALVES is None:
+                _HALVES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rtac-nearest")
+    return _HALVES.submit(fn, *args)
+
+
 def _fetch(conn: Connection, site_id: str, ranked: list[tuple[int, float]]) -> list[Chunk]:
     if not ranked:
         return []
-    rows = {r.id: r for r in conn.execute(_FETCH, {"site": site_id, "ids": [cid for cid, _ in ranked]})}
+    found = (select(_C.id, _C.content, _C.lang, _D.title, _D.url)
+             .join(t.documents, (_D.id == _C.document_id) & (_D.site_id == _C.site_id))
+             .where(_C.site_id == site_id, _C.id.in_([cid for cid, _ in ranked])))
+    rows = {r.id: r for r in conn.execute(found)}
     return [Chunk(cid, rows[cid].title, rows[cid].url, rows[cid].content, rows[cid].lang, float(score))
             for cid, score in ranked if cid in rows]
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import case, delete, func, insert, select, update
+from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection
 
 from . import tables as t
@@ -26,13 +27,16 @@ from .spaces import Space
 STATUSES = ("open", "resolved", "dismissed")
 _TRAILING = re.compile(r"[\s?!.。？！…]+$")
 
-_UPSERT = text(
-    "INSERT INTO rtac_unanswered (site_id, question_hash, question_enc, lang, page_url, count,"
-    " first_asked, last_asked, status) VALUES (:site, :hash, :enc, :lang, :url, 1, :now, :now, 'open')"
-    # LAST_INSERT_ID(id): the statement reports the row's id whether it inserted or grouped.
-    " ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id), count = count + 1, last_asked = VALUES(last_asked),"
-    " page_url = VALUES(page_url), status = IF(status = 'resolved', 'open', status)"
-)
+_U = t.unanswered.c
+
+
+def _upsert(**values):
+    """One asking counted in: a new row, or the question's row grouped. LAST_INSERT_ID(id)
+    makes the statement report the row's id either way."""
+    new = mysql_insert(t.unanswered).values(count=1, status="open", **values)
+    return new.on_duplicate_key_update(
+        id=func.last_insert_id(_U.id), count=_U.count + 1, last_asked=new.inserted.last_asked,
+        page_url=new.inserted.page_url, status=case((_U.status == "resolved", "open"), else_=_U.status))
 
 
 def normalize_question(question: str) -> str:
@@ -51,9 +55,9 @@ def record(conn: Connection, site: Site, question: str, lang: str, page_url: str
         raise ValueError("the space belongs to another site")
     h = keyed_hash(site.key, "unanswered", normalize_question(question))
     now = utcnow()
-    result = conn.execute(_UPSERT, {"site": site.id, "hash": h,
-                                    "enc": seal(site.key, question.strip().encode(), _aad(site.id, h)),
-                                    "lang": lang, "url": page_url[:2048], "now": now})
+    result = conn.execute(_upsert(site_id=site.id, question_hash=h,
+                                  question_enc=seal(site.key, question.strip().encode(), _aad(site.id, h)),
+                                  lang=lang, page_url=page_url[:2048], first_asked=now, last_asked=now))
     if space is not None:
         conn.execute(insert(t.unanswered_askers).values(site_id=site.id, unanswered_id=result.lastrowid,
                                                         space_id=space.id, lang=lang, asked_at=now))
