@@ -50,7 +50,8 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import BigInteger, Column, MetaData, String, Table, Text, bindparam, func, select, text, update
+from sqlalchemy import BigInteger, Column, MetaData, String, Table, Text, bindparam, column, func, select, text, update
+from sqlalchemy import table as sa_table
 from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -183,17 +184,21 @@ def drop_table(engine: Engine, shard: int) -> None:
                                "`rtac init-db` drops it") from None
 
 
+_SCHEMA_TABLES = sa_table("TABLES", column("table_schema"), column("table_name"), schema="information_schema")
+_IN_THIS_DATABASE = _SCHEMA_TABLES.c.table_schema == func.database()
+
+
 def _tables(conn: Connection) -> dict[str, int]:
     # LIKE's "_" matches any character (escaping it depends on the SQL mode): the
     # pattern only narrows, the expression decides.
-    names = conn.execute(text("SELECT table_name FROM information_schema.TABLES"
-                              " WHERE table_schema = DATABASE() AND table_name LIKE 'rtac_ft_%'")).scalars()
+    names = conn.execute(select(_SCHEMA_TABLES.c.table_name)
+                         .where(_IN_THIS_DATABASE, _SCHEMA_TABLES.c.table_name.like("rtac_ft_%"))).scalars()
     return {name: int(m.group(1)) for name in names if (m := _NAME.match(name))}
 
 
 def _exists(conn: Connection, name: str) -> bool:
-    return conn.execute(text("SELECT COUNT(*) FROM information_schema.TABLES"
-                             " WHERE table_schema = DATABASE() AND table_name = :name"), {"name": name}).scalar_one() > 0
+    return conn.execute(select(func.count()).select_from(_SCHEMA_TABLES)
+                        .where(_IN_THIS_DATABASE, _SCHEMA_TABLES.c.table_name == name)).scalar_one() > 0
 
 
 def writable(conn: Connection, site_id: str) -> Table | None:

@@ -13,10 +13,11 @@ import re
 import sys
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
+from . import tables as t
 from .errors import ConfigError
 
 _MIGRATION = re.compile(r"^(\d{3,})_[\w-]+\.sql$")
@@ -64,7 +65,7 @@ def migrate(engine: Engine, directory: Path | None = None) -> list[str]:
             " version VARCHAR(128) NOT NULL PRIMARY KEY,"
             " applied_at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP"
             ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"))
-        done = {r[0] for r in conn.execute(text("SELECT version FROM rtac_schema_migrations"))}
+        done = set(conn.execute(select(t.schema_migrations.c.version)).scalars())
     for name, path in migrations(directory):
         if name in done:
             continue
@@ -75,6 +76,6 @@ def migrate(engine: Engine, directory: Path | None = None) -> list[str]:
                 except OperationalError as exc:
                     if exc.orig.args[0] not in _ALREADY_DONE:
                         raise
-            conn.execute(text("INSERT INTO rtac_schema_migrations (version) VALUES (:v)"), {"v": name})
+            conn.execute(insert(t.schema_migrations).values(version=name))
         applied_now.append(name)
     return applied_now

@@ -218,3 +218,10 @@ terms = Table(
     Column("term", String(84), primary_key=True),
     Column("df", Integer),
 )
+
+# migrate.py creates it before anything else; it records which sql/*.sql files ran.
+schema_migrations = Table(
+    "rtac_schema_migrations", metadata,
+    Column("version", String(128), primary_key=True),
+    Column("applied_at", DateTime),
+)
