@@ -1,5 +1,5 @@
 """Prompt-cache economics per provider, measured through the real SDKs against the
-local fake vendors (tests/fakes), which account tokens the way each vendor's cache
+local fake vendors (testbed/), which account tokens the way each vendor's cache
 does: Anthropic's explicit breakpoints, OpenAI's and Gemini's automatic prefix caching
 with their minimum lengths. Token counts are the fakes' estimate (~4 characters a
 token); prices are sidecar.pricing's list prices for each provider's default model.
@@ -15,6 +15,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from testbed._http import PrefixCache
+from testbed._http import reply_json as generic_reply
+from testbed.anthropic_server import FakeAnthropic
+from testbed.anthropic_server import reply_json as anthropic_reply
+from testbed.gemini_server import FakeGemini
+from testbed.openai_server import FakeOpenAI
 from sidecar.budget import pack
 from sidecar.pricing import cost, min_cacheable_tokens
 from sidecar.prompt import build
@@ -24,12 +30,8 @@ from sidecar.providers.gemini import GeminiProvider
 from sidecar.providers.openai import OpenAIProvider
 from sidecar.reply import REPLY_SCHEMA
 from sidecar.retrieval import Chunk
-from tests.fakes._http import PrefixCache
-from tests.fakes._http import reply_json as generic_reply
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.anthropic_server import reply_json as anthropic_reply
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
+
+from .markdown import section, table, verdict
 
 CONVERSATIONS = 12
 TURNS = 10
@@ -144,28 +146,22 @@ def run(conversations: int = CONVERSATIONS) -> list[dict]:
 
 
 def markdown(results: list[dict]) -> str:
-    rows = ["| provider | model | pinned (tokens) | stable prompt (tokens) | vendor cache minimum | input tokens / turn | in a cacheable prefix | read from cache | cost / turn | uncached / turn | ratio |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in results:
-        rows.append(f"| {r['provider']} | {r['model']} | {r['pinned_tokens']:,} | {r['stable_tokens']:,} | {r['min_cacheable']:,} | "
-                    f"{r['input_per_turn']:,.0f} | {r['cacheable_share']:.1%} | {r['read_share']:.1%} | "
-                    f"${r['cost_per_turn']:.5f} | ${r['uncached_per_turn']:.5f} | {r['ratio']:.1%} |")
+    head = ["provider", "model", "pinned (tokens)", "stable prompt (tokens)", "vendor cache minimum",
+            "input tokens / turn", "in a cacheable prefix", "read from cache", "cost / turn", "uncached / turn",
+            "ratio"]
+    rows = [[r["provider"], r["model"], f"{r['pinned_tokens']:,}", f"{r['stable_tokens']:,}", f"{r['min_cacheable']:,}",
+             f"{r['input_per_turn']:,.0f}", f"{r['cacheable_share']:.1%}", f"{r['read_share']:.1%}",
+             f"${r['cost_per_turn']:.5f}", f"${r['uncached_per_turn']:.5f}", f"{r['ratio']:.1%}"] for r in results]
     anthropic = next(r for r in results if r["provider"] == "anthropic")
-    verdict = "met" if anthropic["ratio"] <= 0.5 else "not met"
-    return "\n".join([
+    return section(
         "## Prompt caching per provider",
-        "",
-        f"{results[0].get('conversations', CONVERSATIONS)} ten-turn conversations per provider; figures are averages over turns 2-10. "
-        "Real SDKs against the local fake vendors, whose token accounting follows each vendor's cache rules "
-        "(≈4 characters a token); costs use each default model's list price (sidecar/pricing.py). "
-        "`ratio` is the estimated cost per turn against sending the same tokens uncached.",
-        "",
-        *rows,
-        "",
-        f"Target: on Anthropic, cost per turn from turn 2 at most 50% of uncached — **{verdict}** "
-        f"({anthropic['ratio']:.1%}).",
-        "",
-    ])
+        f"{results[0].get('conversations', CONVERSATIONS)} ten-turn conversations per provider; figures are averages "
+        "over turns 2-10. Real SDKs against the local fake vendors, whose token accounting follows each vendor's cache "
+        "rules (≈4 characters a token); costs use each default model's list price (sidecar/pricing.py). `ratio` is "
+        "the estimated cost per turn against sending the same tokens uncached.",
+        table(head, rows, "llrrrrrrrrr"),
+        f"Target: on Anthropic, cost per turn from turn 2 at most 50% of uncached — "
+        f"**{verdict(anthropic['ratio'] <= 0.5)}** ({anthropic['ratio']:.1%}).")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ page, language and flag filters, one conversation's turns opened, and `/v1/stats
 """
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from datetime import timedelta
@@ -271,12 +270,7 @@ def markdown(r: dict) -> str:
 
 
 if __name__ == "__main__":
-    import hashlib
+    from .cli import on_local_mariadb
 
-    from .db import LocalMariaDB
-
-    ap = argparse.ArgumentParser(prog="python -m bench.conversations")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    with LocalMariaDB() as mdb:
-        print(markdown(run(mdb, hashlib.sha256(b"rtac-bench-conversations").digest(), quick=args.quick)))
+    on_local_mariadb("python -m bench.conversations", b"rtac-bench-conversations",
+                     lambda mdb, key, quick: markdown(run(mdb, key, quick=quick)))

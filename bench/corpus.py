@@ -171,7 +171,7 @@ class Corpus:
 
     def index_text(self, text: str, lang: str) -> str:
         """Exactly sidecar.searchtext.index_text(text, lang), memoised per
-        whitespace-separated piece: \w+ runs never cross whitespace and casefold works
+        whitespace-separated piece: `\\w+` runs never cross whitespace and casefold works
         character by character, so tokenising piece by piece gives the same tokens.
         The loader checks one chunk per batch against index_text itself."""
         memo = self._piece_tokens[lang]

@@ -13,6 +13,7 @@ import tempfile
 import time
 import zlib
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from testbed.mariadb import empty_database
 from sidecar import fulltext, lexicon
 from sidecar.db import create_engine
 from sidecar.embedders.local import DIM as VECTOR_DIM
@@ -75,16 +77,16 @@ class LocalMariaDB:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def create_database(self, name: str) -> str:
-        admin = create_engine(self.url + "/mysql")
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS `{name}`"))
-            conn.execute(text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-        admin.dispose()
-        url = f"{self.url}/{name}"
-        engine = create_engine(url)
-        migrate(engine)
-        engine.dispose()
-        return url
+        return migrated_database(self.url, name)
+
+
+def migrated_database(server_url: str, name: str) -> str:
+    """A fresh database `name` on the server, migrated: its URL."""
+    url = empty_database(server_url, name)
+    engine = create_engine(url)
+    migrate(engine)
+    engine.dispose()
+    return url
 
 
 def _raise_exit(signum, frame):
@@ -220,6 +222,38 @@ def load_corpus(engine: Engine, site_id: str, label: str, n_chunks: int, seed: i
     return stats
 
 
+@contextmanager
+def fulltext_optimizing(conn):
+    """OPTIMIZE TABLE merging FULLTEXT word nodes only (innodb_optimize_fulltext_only), 10,000
+    words a statement, inside the block; the server's settings as they were after it."""
+    old_words = conn.execute(text("SELECT @@GLOBAL.innodb_ft_num_word_optimize")).scalar_one()
+    conn.execute(text("SET GLOBAL innodb_ft_num_word_optimize = 10000"))
+    conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = ON"))
+    try:
+        yield
+    finally:
+        conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = OFF"))
+        conn.execute(text(f"SET GLOBAL innodb_ft_num_word_optimize = {int(old_words)}"))
+        conn.execute(text("SET GLOBAL innodb_ft_aux_table = DEFAULT"))
+
+
+def merge_word_nodes(conn, database: str, table: str, distinct_terms: int) -> int:
+    """Inside `fulltext_optimizing`, once the cache is synced and a sentinel row deleted:
+    OPTIMIZE `table` until no deleted doc id is left to purge (InnoDB merges only while there
+    is one), at most enough passes for `distinct_terms` twice over. The passes, the first
+    (sync) one counted."""
+    conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/{table}'"))
+    limit = math.ceil(max(distinct_terms, 1) / 10_000) * 2 + 5
+    for n in range(2, limit + 2):
+        conn.exec_driver_sql(f"OPTIMIZE TABLE {table}").all()
+        pending = conn.execute(text(
+            "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_FT_DELETED)"
+            " + (SELECT COUNT(*) FROM information_schema.INNODB_FT_BEING_DELETED)")).scalar_one()
+        if not pending:
+            return n
+    raise RuntimeError(f"FULLTEXT optimize of {database}.{table} did not complete in {limit} passes")
+
+
 def optimize_fulltext(engine: Engine, database: str, stats: LoadStats, count_nodes: bool = False) -> None:
     """Settle the FULLTEXT index the way a production index settles.
 
@@ -235,10 +269,7 @@ def optimize_fulltext(engine: Engine, database: str, stats: LoadStats, count_nod
     started = time.perf_counter()
     counting = 0.0
     with engine.connect() as conn:
-        old_words = conn.execute(text("SELECT @@GLOBAL.innodb_ft_num_word_optimize")).scalar_one()
-        conn.execute(text("SET GLOBAL innodb_ft_num_word_optimize = 10000"))
-        conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = ON"))
-        try:
+        with fulltext_optimizing(conn):
             conn.exec_driver_sql("OPTIMIZE TABLE rtac_chunks").all()  # syncs the FTS cache; nothing to purge yet
             stats.optimize_passes = 1
             if count_nodes:
@@ -250,22 +281,7 @@ def optimize_fulltext(engine: Engine, database: str, stats: LoadStats, count_nod
             conn.commit()
             conn.execute(text("DELETE FROM rtac_chunks WHERE seq = 999999"))
             conn.commit()
-            conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/rtac_chunks'"))
-            limit = math.ceil(max(stats.distinct_terms, 1) / 10000) * 2 + 5
-            for n in range(2, limit + 2):
-                conn.exec_driver_sql("OPTIMIZE TABLE rtac_chunks").all()
-                pending = conn.execute(text(
-                    "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_FT_DELETED)"
-                    " + (SELECT COUNT(*) FROM information_schema.INNODB_FT_BEING_DELETED)")).scalar_one()
-                stats.optimize_passes = n
-                if not pending:
-                    break
-            else:
-                raise RuntimeError(f"FULLTEXT optimize of {database} did not complete in {limit} passes")
-        finally:
-            conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = OFF"))
-            conn.execute(text(f"SET GLOBAL innodb_ft_num_word_optimize = {int(old_words)}"))
-            conn.execute(text("SET GLOBAL innodb_ft_aux_table = DEFAULT"))
+            stats.optimize_passes = merge_word_nodes(conn, database, "rtac_chunks", stats.distinct_terms)
         conn.execute(text("ANALYZE TABLE rtac_chunks")).all()
         size = conn.execute(text(
             "SELECT SUM(data_length + index_length) FROM information_schema.TABLES"

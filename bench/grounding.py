@@ -8,13 +8,14 @@ is grounded, and the kind of case.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import sidecar.memory.grounding as grounding_module
 from sidecar.memory.grounding import COVERAGE_MIN, PREFIX_MIN, SHARED_MIN, check
+
+from .markdown import table
 
 DEFAULT_PATH = Path(__file__).with_name("grounding_eval.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
@@ -139,33 +140,26 @@ def markdown(result: dict) -> str:
       "precision = of the facts the check lets through, the share truly grounded; recall = of the truly "
       "grounded facts, the share let through.")
     w("")
-    w("| lang | " + " | ".join(KINDS) + " | total |")
-    w("|---|" + "---:|" * (len(KINDS) + 1))
-    for lang in LANGS:
-        s_ = result["size"].get(lang, {})
-        w(f"| {lang} | " + " | ".join(str(s_.get(k, 0)) for k in KINDS) + f" | {sum(s_.values())} |")
+    sizes_by_lang = {lang: result["size"].get(lang, {}) for lang in LANGS}
+    L.extend(table(["lang", *KINDS, "total"], ([lang, *(s_.get(k, 0) for k in KINDS), sum(s_.values())]
+                                               for lang, s_ in sizes_by_lang.items())))
     w("")
-    w("| | n | precision | recall | accuracy | let through wrongly | rejected wrongly |")
-    w("|---|---:|---:|---:|---:|---:|---:|")
 
-    def row(label: str, r: dict, bold: bool = False) -> None:
+    def row(label: str, r: dict, bold: bool = False) -> list:
         b = "**" if bold else ""
-        w(f"| {label} | {r['n']} | {b}{_f(r['precision'])}{b} | {b}{_f(r['recall'])}{b} | {_f(r['accuracy'])} "
-          f"| {r['fp']} | {r['fn']} |")
+        return [label, r["n"], f"{b}{_f(r['precision'])}{b}", f"{b}{_f(r['recall'])}{b}", _f(r["accuracy"]),
+                r["fp"], r["fn"]]
 
-    row("**all**", o, bold=True)
-    for sp, r in result["by_split"].items():
-        row(f"split {sp}", r)
-    for lang in LANGS:
-        row(lang, result["by_lang"][lang])
+    L.extend(table(["", "n", "precision", "recall", "accuracy", "let through wrongly", "rejected wrongly"],
+                   [row("**all**", o, bold=True), *(row(f"split {sp}", r) for sp, r in result["by_split"].items()),
+                    *(row(lang, result["by_lang"][lang]) for lang in LANGS)]))
     w("")
     w("Accuracy per kind (grounded and paraphrase should pass, the rest should be rejected):")
     w("")
-    w("| kind | n | accuracy | wrong |")
-    w("|---|---:|---:|---:|")
-    for k in KINDS:
-        r = result["by_kind"][k]
-        w(f"| {k} | {r['n']} | {_f(r['accuracy'])} | {r['fp'] + r['fn']} |")
+    by_kind = result["by_kind"]
+    L.extend(table(["kind", "n", "accuracy", "wrong"],
+                   ([k, by_kind[k]["n"], _f(by_kind[k]["accuracy"]), by_kind[k]["fp"] + by_kind[k]["fn"]]
+                    for k in KINDS)))
     w("")
     rb = result["rejected_by"]
     if rb:
@@ -219,13 +213,16 @@ def _threshold_note(w, result: dict) -> None:
     w("Threshold: the same set scored at other coverage thresholds (the share of content words that must be "
       "the customer's; the rule allows `int(n × (1 − t))` missing words of a fact's n):")
     w("")
-    w("| coverage ≥ | " + " | ".join(f"{sp}: P / R" for sp in splits) + " | ungrounded let through |")
-    w("|---:|" + "---:|" * len(splits) + "---:|")
-    for r in sweep:
+
+    def row(r: dict) -> list:
         t = r["coverage_min"]
         label = f"**{t:.2f}** (in force)" if abs(t - result["params"]["coverage_min"]) < 1e-9 else f"{t:.2f}"
-        w(f"| {label} | " + " | ".join(f"{_f(r['by_split'][sp]['precision'])} / {_f(r['by_split'][sp]['recall'])}"
-                                     for sp in splits) + f" | {len(r['let_through'])} |")
+        return [label, *(f"{_f(r['by_split'][sp]['precision'])} / {_f(r['by_split'][sp]['recall'])}" for sp in splits),
+                len(r["let_through"])]
+
+    for line in table(["coverage ≥", *(f"{sp}: P / R" for sp in splits), "ungrounded let through"],
+                      map(row, sweep), "r" * (len(splits) + 2)):
+        w(line)
     w("")
     cur = next((r for r in sweep if abs(r["coverage_min"] - result["params"]["coverage_min"]) < 1e-9), None)
     alt = next((r for r in sweep if abs(r["coverage_min"] - 0.75) < 1e-9), None)
@@ -242,11 +239,7 @@ def _threshold_note(w, result: dict) -> None:
         w("")
 
 
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    path = argv[0] if argv else DEFAULT_PATH
-    print(markdown(evaluate(path)), end="")
-
-
 if __name__ == "__main__":
-    main()
+    from .cli import on_data_set
+
+    on_data_set(evaluate, markdown, DEFAULT_PATH)

@@ -13,7 +13,6 @@ process's CPU time (the embedder's worker thread included).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -146,14 +145,9 @@ def markdown(r: dict) -> str:
 
 
 if __name__ == "__main__":
-    import hashlib
-
     from sidecar.crypto import Keyring
 
-    from .db import LocalMariaDB
+    from .cli import on_local_mariadb
 
-    ap = argparse.ArgumentParser(prog="python -m bench.indexing")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    with LocalMariaDB() as mdb:
-        print(markdown(run(mdb, Keyring(hashlib.sha256(b"rtac-bench-indexing").digest()), quick=args.quick)))
+    on_local_mariadb("python -m bench.indexing", b"rtac-bench-indexing",
+                     lambda mdb, key, quick: markdown(run(mdb, Keyring(key), quick=quick)))

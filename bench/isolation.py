@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import os
 import random
 import statistics
@@ -51,7 +50,7 @@ from sidecar.sites import add_site
 
 from . import query
 from .corpus import DEFAULT_LANG, SEED, VISITOR_MIX, Corpus
-from .db import LoadStats, load_corpus, make_pool, optimize_fulltext
+from .db import LoadStats, fulltext_optimizing, load_corpus, make_pool, merge_word_nodes, optimize_fulltext
 from .stats import CpuMeter, Summary, loadavg
 
 HEADING = "## Site isolation"
@@ -69,10 +68,7 @@ def settle_site_table(engine: Engine, database: str, name: str, distinct_terms: 
     row here goes with it by the foreign key). Returns the passes."""
     ft = fulltext.table(int(name.rsplit("_", 1)[1]))
     with engine.connect() as conn:
-        old_words = conn.execute(text("SELECT @@GLOBAL.innodb_ft_num_word_optimize")).scalar_one()
-        conn.execute(text("SET GLOBAL innodb_ft_num_word_optimize = 10000"))
-        conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = ON"))
-        try:
+        with fulltext_optimizing(conn):
             conn.exec_driver_sql(f"OPTIMIZE TABLE {name}").all()  # syncs the FTS cache
             site, doc = conn.execute(text("SELECT site_id, document_id FROM rtac_chunks WHERE id ="
                                           f" (SELECT MIN(chunk_id) FROM {name})")).one()
@@ -83,23 +79,9 @@ def settle_site_table(engine: Engine, database: str, name: str, distinct_terms: 
             conn.commit()
             conn.execute(t.chunks.delete().where(t.chunks.c.id == chunk))
             conn.commit()
-            conn.execute(text(f"SET GLOBAL innodb_ft_aux_table = '{database}/{name}'"))
-            limit = math.ceil(max(distinct_terms, 1) / 10_000) * 2 + 5
-            for n in range(2, limit + 2):
-                conn.exec_driver_sql(f"OPTIMIZE TABLE {name}").all()
-                pending = conn.execute(text(
-                    "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_FT_DELETED)"
-                    " + (SELECT COUNT(*) FROM information_schema.INNODB_FT_BEING_DELETED)")).scalar_one()
-                if not pending:
-                    break
-            else:
-                raise RuntimeError(f"FULLTEXT optimize of {name} did not complete in {limit} passes")
-        finally:
-            conn.execute(text("SET GLOBAL innodb_optimize_fulltext_only = OFF"))
-            conn.execute(text(f"SET GLOBAL innodb_ft_num_word_optimize = {int(old_words)}"))
-            conn.execute(text("SET GLOBAL innodb_ft_aux_table = DEFAULT"))
+            passes = merge_word_nodes(conn, database, name, distinct_terms)
         conn.execute(text(f"ANALYZE TABLE {name}")).all()
-    return n
+    return passes
 
 
 def _load(mdb, keyring, database: str, sites: list[tuple[str, str, int, int]], pool) -> tuple[Engine, dict]:

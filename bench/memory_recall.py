@@ -15,6 +15,8 @@ from sidecar.memory.recall import recall_indexed
 from sidecar.memory.store import MemoryStore
 from sidecar.spaces import find_space, resolve_space
 
+from .markdown import section, table, verdict
+
 MEMORIES = 500
 RUNS = 300
 WARMUP = 20
@@ -63,23 +65,17 @@ def run(engine, keyring, site, runs: int = RUNS) -> dict:
 
 def markdown(r: dict) -> str:
     warm, cold = r["cached"], r["cold"]
-    verdict = "met" if warm["p50"] <= 5.0 else "not met"
-    return "\n".join([
+    return section(
         "## Memory retrieval overhead",
-        "",
         f"{r['memories']} memories in one customer's space (contents, topics and 384-dimension embeddings "
         "sealed with AES-256-GCM); the query already embedded. From the point the turn has read its space: "
         "the space's embeddings, cosine distances, then only the memories that may be shown (a full set of "
         f"12 here) read, opened, chosen and formatted. {r['runs']} runs after {WARMUP} warm-up runs each.",
-        "",
-        "| | p50 | p90 | p99 |",
-        "|---|---:|---:|---:|",
-        f"| index cached in the process (the space unchanged since its last turn) | {warm['p50']:.2f} ms | "
-        f"{warm['p90']:.2f} ms | {warm['p99']:.2f} ms |",
-        f"| cold: all {r['memories']} embeddings read and opened | {cold['p50']:.2f} ms | {cold['p90']:.2f} ms | "
-        f"{cold['p99']:.2f} ms |",
-        "",
-        f"Target p50 ≤ 5 ms — **{verdict}** for a returning customer's turn with the index cached; the first "
-        "turn after a memory write pays the cold figure once.",
-        "",
-    ])
+        table(["", "p50", "p90", "p99"], [
+            ["index cached in the process (the space unchanged since its last turn)",
+             *(f"{warm[p]:.2f} ms" for p in ("p50", "p90", "p99"))],
+            [f"cold: all {r['memories']} embeddings read and opened",
+             *(f"{cold[p]:.2f} ms" for p in ("p50", "p90", "p99"))],
+        ]),
+        f"Target p50 ≤ 5 ms — **{verdict(warm['p50'] <= 5.0)}** for a returning customer's turn with the index "
+        "cached; the first turn after a memory write pays the cold figure once.")

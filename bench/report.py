@@ -1,23 +1,32 @@
-"""bench/RESULTS.md, rewritten on every run from what that run measured."""
+"""bench/RESULTS.md, rewritten on every run from what that run measured: the markdown alone.
+The figures it is written from are bench/figures.py's; how each part is measured is
+bench/METHOD.md, which it links to and never writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from .chat import FUSION_PARTS, LENGTHS, LEXICAL, QUERY_EMBEDDING, RETRIEVE, VECTOR_PARTS, depth, leaves
-from .corpus import CORPUS_MIX, DEFAULT_LANG, VISITOR_MIX
-
-TARGET_P50_MS = 15.0
-TARGET_P99_MS = 50.0
-# The other sections' targets, as their own modules state them (bench/cache.py, bench/memory_recall.py,
-# scripts/widget-size); repeated here only for the side-by-side table.
-TARGET_CACHE_RATIO = 0.5
-TARGET_MEMORY_P50_MS = 5.0
-# Hybrid retrieval (FULLTEXT + BM25 fused with exact cosine), query embedding apart, at 10k chunks.
-TARGET_HYBRID_P50_MS = 8.0
-TARGET_HYBRID_P99_MS = 25.0
-# The turn's query embedding with the local model: CPU per 300-character message.
-TARGET_QUERY_EMBED_CPU_MS = 25.0
+from .chat import depth, leaves
+from .corpus import DEFAULT_LANG
+from .figures import (
+    TARGET_CACHE_RATIO,
+    TARGET_HYBRID_P50_MS,
+    TARGET_HYBRID_P99_MS,
+    TARGET_MEMORY_P50_MS,
+    TARGET_P50_MS,
+    TARGET_P99_MS,
+    TARGET_QUERY_EMBED_CPU_MS,
+    anthropic,
+    bottleneck_figures,
+    hybrid_at,
+    method_parameters,
+    query_cost,
+    query_of,
+    result_of,
+    stage_parts,
+    target_figures,
+)
+from .markdown import table
 
 
 @dataclass
@@ -45,6 +54,16 @@ class Section:
 
 def _f(x: float, nd: int = 2) -> str:
     return f"{x:.{nd}f}"
+
+
+def _times(s) -> list:
+    """A Summary's n, p50, p90, p99 and mean as table cells."""
+    return [s.n, _f(s.p50), _f(s.p90), _f(s.p99), _f(s.mean)]
+
+
+def _table(w, head: list[str], rows, align: str = "") -> None:
+    for line in table(head, rows, align):
+        w(line)
 
 
 def _verdict(ok: bool) -> str:
@@ -86,7 +105,7 @@ def write_report(path: Path, run: dict, main: Section, sections: list[Section]) 
     w("")
     w("| target | measured | verdict |")
     w("|---|---:|---|")
-    for row in _targets(run, d, by_key):
+    for row in _targets(target_figures(run, d, by_key)):
         w(row)
     w("")
     if d:
@@ -136,11 +155,6 @@ def write_report(path: Path, run: dict, main: Section, sections: list[Section]) 
     path.write_text("\n".join(L).rstrip("\n") + "\n", encoding="utf-8")
 
 
-def _vector_model(dbs: dict) -> str:
-    return next((getattr(x["stats"], "vector_model", "") for x in dbs.values()
-                 if getattr(x["stats"], "vector_model", "")), "")
-
-
 def _anchor(heading: str) -> str:
     out = []
     for ch in heading.lower():
@@ -151,78 +165,72 @@ def _anchor(heading: str) -> str:
     return "".join(out)
 
 
-def _targets(run: dict, d: dict | None, by: dict) -> list[str]:
+def _targets(t: dict) -> list[str]:
+    """The Targets table's rows, from figures.target_figures."""
+    def verdict(met: bool | None, unjudged: str) -> str:
+        return _verdict(met) if met is not None else unjudged
+
     rows = []
-    if d:
-        s = d["chat"]["summaries"]["all turns"]
-        where = f"{d['chat']['chunks']:,} chunks, {run['machine']['cores']} cores"
-        judged = d["chat"]["chunks"] == 10_000  # a smoke run's smaller corpus is no verdict
-        rows.append(f"| sidecar overhead per turn p50 ≤ {TARGET_P50_MS:.0f} ms (10k chunks, 2 cores) | "
-                    f"{_f(s.p50)} ms ({where}) | "
-                    f"{_verdict(s.p50 <= TARGET_P50_MS) if judged else 'not judged (not 10k chunks)'} |")
-        rows.append(f"| sidecar overhead per turn p99 ≤ {TARGET_P99_MS:.0f} ms (10k chunks, 2 cores) | "
-                    f"{_f(s.p99)} ms ({where}) | "
-                    f"{_verdict(s.p99 <= TARGET_P99_MS) if judged else 'not judged (not 10k chunks)'} |")
+    if o := t["overhead"]:
+        where = f"{o['chunks']:,} chunks, {o['cores']} cores"
+        for p, limit in (("p50", TARGET_P50_MS), ("p99", TARGET_P99_MS)):
+            rows.append(f"| sidecar overhead per turn {p} ≤ {limit:.0f} ms (10k chunks, 2 cores) | {_f(o[p])} ms "
+                        f"({where}) | {verdict(o[p + '_met'], 'not judged (not 10k chunks)')} |")
     else:
         rows.append(f"| sidecar overhead per turn p50 ≤ {TARGET_P50_MS:.0f} ms, p99 ≤ {TARGET_P99_MS:.0f} ms "
                     "(10k chunks, 2 cores) | not measured | — |")
-    h = _hybrid_at(d, 10_000) if d else None
-    if h:
-        rows.append(f"| hybrid retrieval p50 ≤ {TARGET_HYBRID_P50_MS:.0f} ms (10k chunks, query embedding apart) | "
-                    f"{_f(h.summary.p50)} ms | {_verdict(h.summary.p50 <= TARGET_HYBRID_P50_MS)} |")
-        rows.append(f"| hybrid retrieval p99 ≤ {TARGET_HYBRID_P99_MS:.0f} ms (10k chunks, query embedding apart) | "
-                    f"{_f(h.summary.p99)} ms | {_verdict(h.summary.p99 <= TARGET_HYBRID_P99_MS)} |")
+    if h := t["hybrid"]:
+        for p, limit in (("p50", TARGET_HYBRID_P50_MS), ("p99", TARGET_HYBRID_P99_MS)):
+            rows.append(f"| hybrid retrieval {p} ≤ {limit:.0f} ms (10k chunks, query embedding apart) | "
+                        f"{_f(h[p])} ms | {_verdict(h[p + '_met'])} |")
     else:
-        why = "not judged (no 10k corpus in this run)" if d and d.get("hybrid") else "not measured"
+        why = "not judged (no 10k corpus in this run)" if t["hybrid_elsewhere"] else "not measured"
         rows.append(f"| hybrid retrieval p50 ≤ {TARGET_HYBRID_P50_MS:.0f} ms, p99 ≤ {TARGET_HYBRID_P99_MS:.0f} ms "
                     f"(10k chunks, query embedding apart) | {why} | — |")
-    qe = _query_cost(by, 300)
+    qe = t["query_embedding"]
     rows.append(f"| query embedding ≤ {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU for a 300-character message (local "
                 "model, 1 thread; every hybrid turn pays it) | "
-                + (f"{qe['cpu'].p50:.1f} ms CPU p50 ({qe['wall'].p50:.1f} ms wall) | "
-                   f"{_verdict(qe['cpu'].p50 <= TARGET_QUERY_EMBED_CPU_MS)} |" if qe else "not measured | — |"))
-    c = _anthropic(by)
-    rows.append(f"| Anthropic: cost per turn from turn 2 ≤ {TARGET_CACHE_RATIO:.0%} of uncached | "
-                + (f"{c['ratio']:.1%} | {_verdict(c['ratio'] <= TARGET_CACHE_RATIO)} |" if c else
+                + (f"{qe['cpu']:.1f} ms CPU p50 ({qe['wall']:.1f} ms wall) | {_verdict(qe['met'])} |" if qe else
                    "not measured | — |"))
-    mr = _ok(by, "memory_recall")
+    c = t["cache"]
+    rows.append(f"| Anthropic: cost per turn from turn 2 ≤ {TARGET_CACHE_RATIO:.0%} of uncached | "
+                + (f"{c['ratio']:.1%} | {_verdict(c['met'])} |" if c else "not measured | — |"))
+    mr = t["memory"]
     rows.append(f"| memory retrieval overhead p50 ≤ {TARGET_MEMORY_P50_MS:.0f} ms (500 memories, index cached) | "
-                + (f"{mr['cached']['p50']:.2f} ms | {_verdict(mr['cached']['p50'] <= TARGET_MEMORY_P50_MS)} |"
-                   if mr else "not measured | — |"))
-    ws = _ok(by, "widget")
-    if ws and ws.get("total") is not None:
+                + (f"{mr['p50']:.2f} ms | {_verdict(mr['met'])} |" if mr else "not measured | — |"))
+    if ws := t["widget"]:
         rows.append(f"| chat widget ≤ {ws['budget']:,} B gzipped (widget.js + widget.css) | {ws['total']:,} B | "
-                    f"{_verdict(ws['total'] <= ws['budget'])} |")
+                    f"{_verdict(ws['met'])} |")
     else:
         rows.append("| chat widget ≤ 15,360 B gzipped | not measured | — |")
     return rows
 
 
-def _hybrid_at(d: dict | None, chunks: int, mode: str = "hybrid"):
-    """The hybrid-retrieval result of `mode` at the corpus of `chunks` chunks, if measured."""
-    if not d or not d.get("hybrid"):
-        return None
-    for label, x in d["dbs"].items():
-        if x["stats"].chunks == chunks:
-            return next((r for r in d["hybrid"].get(label, {}).get("results", []) if r.mode == mode), None)
-    return None
+def method(p: dict) -> list[str]:
+    """The Method section: a link to how each part is measured (bench/METHOD.md, written by
+    hand) and this run's parameters (figures.method_parameters)."""
+    def mix(shares: dict) -> str:
+        return ", ".join(f"{k} {v:.0%}" for k, v in shares.items())
 
-
-def _query_cost(by: dict, chars: int):
-    e = _ok(by, "embedding")
-    if not e or not e.get("query_cost"):
-        return None
-    return next((r for r in e["query_cost"] if r["chars"] == chars), None)
-
-
-def _ok(by: dict, key: str):
-    s = by.get(key)
-    return s.result if s is not None and s.ok else None
-
-
-def _anthropic(by: dict) -> dict | None:
-    res = _ok(by, "cache")
-    return next((r for r in res if r["provider"] == "anthropic"), None) if res else None
+    lengths = ", ".join(f"{n} turn{'s' if n > 1 else ''} {share:.0%}" for n, share in p["lengths"])
+    c, q = p["chat"], p["queries"]
+    lines = ["## Method", "",
+             "How each part is measured: [METHOD.md](METHOD.md). This run's parameters:", "",
+             f"- **Corpus**: seed {p['seed']}; the site's default language `{p['default_lang']}`; language mix "
+             f"{mix(p['corpus_mix'])}; one seeded random unit vector per chunk for the local model "
+             f"(`{p['vector_model'] or '?'}`), not an embedding.",
+             f"- **Chat turns**: on the {c['chunks']:,}-chunk database; a pinned price list of "
+             f"{c['pinned_chars']:,} characters; visitors' languages {mix(p['visitor_mix'])}; conversation "
+             f"lengths {lengths}; {c['warmup']} warm-up turns, then {c['measured']} measured "
+             f"({c['conversations']} conversations, {c['visitors']} visitors by the end of all the chat passes), "
+             f"{c['instrumented']} instrumented (the breakdown) and {c['profiled']} under cProfile; "
+             + ("memory on, no customer with memories." if c["memory"] else "memory off in this configuration."),
+             f"- **FULLTEXT queries**: {q['warmup']} warm-up then {q['measured']} measured questions per kind and "
+             "size."]
+    if p["hybrid"]:
+        lines.append(f"- **Hybrid retrieval**: {p['hybrid']['warmup']} warm-up questions, then "
+                     f"{p['hybrid']['measured']} measured per mode and size.")
+    return lines
 
 
 def _main_sections(w, run: dict, d: dict) -> None:
@@ -236,86 +244,8 @@ def _main_sections(w, run: dict, d: dict) -> None:
     db_trips = sum(r[1] for r in db_rows)
     req_ms = bd.request_total * 1000.0 / bd.turns
 
-    w("## Method")
-    w("")
-    w(f"- **Corpus.** Deterministic (seed {run['seed']}): per language (et, en, ru, es, ko) a vocabulary of "
-      "function words at the head of a Zipf–Mandelbrot curve (s = 1.05), a few hundred real business-site "
-      "words and several thousand generated words that look like the language; inflected forms (Estonian "
-      "cases, Russian endings, Korean particles, plurals) share their lemma's weight. Sentences of 8–20 words, "
-      "some with a shared product code or a price/time/number; chunks of ~500–900 characters; 1–6 chunks per "
-      "titled document. Language mix of the site (default language "
-      f"`{DEFAULT_LANG}`): " + ", ".join(f"{k} {v:.0%}" for k, v in CORPUS_MIX.items()) + ".")
-    w("- **Loading.** One database per corpus size (InnoDB's FULLTEXT index is table-wide, so sizes in one "
-      "table would disturb each other; one extra small site shares the big table on purpose, see below), one "
-      "site in each, `sidecar.migrate.migrate` and `sidecar.sites.add_site`. Rows go straight into "
-      "`rtac_documents` / `rtac_chunks`, 2,000 chunks per `executemany`, one transaction per batch, generated "
-      "in a worker process while the previous batch is inserted. `search_text` is "
-      "`sidecar.searchtext.index_text(title + \"\\n\" + content, lang)` (memoised per whitespace-separated "
-      "piece, which gives the identical string; checked against `index_text` itself for one chunk per batch). "
-      "What `sidecar.documents.upsert` writes beside the text is written too: each chunk's `term_count` and "
-      "`search_version` (as `documents.chunk_row`), the site's document frequencies in `rtac_terms` (each "
-      "chunk's `lexicon.distinct_terms`, counted over the load and written in bulk with the statement "
-      "`lexicon.add` runs; equal to `lexicon.rebuild`'s count), and one vector per chunk in "
-      "`rtac_chunk_vectors` for the local model (`" + (_vector_model(dbs) or "?") + "`): **a seeded random "
-      "unit vector of 384 dimensions, not an embedding**, quantised by `sidecar.vectors.quantize` as the "
-      "sidecar stores it. Embedding 100k chunks with the real model would take ~8 hours on 2 cores (~0.3 s a "
-      "chunk, see *Indexing throughput*) and the synthetic text has no meaning to embed; what exact cosine "
-      "costs does not depend on what the vectors hold, and whether retrieval finds the right page is measured "
-      "on real text in *Retrieval quality*. The site's `content_version` is bumped once after the load.")
-    w("- **Settling the index.** After loading: `SET GLOBAL innodb_optimize_fulltext_only=ON`, "
-      "`OPTIMIZE TABLE rtac_chunks` repeatedly (innodb_ft_num_word_optimize 10000 words per pass) until done, "
-      "then `OFF`. InnoDB only merges word nodes when it has deleted doc ids to purge, so a sentinel chunk is "
-      "inserted and deleted first; completion = `INNODB_FT_DELETED` and `INNODB_FT_BEING_DELETED` empty again. "
-      "Then `ANALYZE TABLE`. Where it is cheap to count (≤ 10k), the word-node counts before/after are shown.")
-    w(f"- **Chat turn.** `Services.build` on the {chat['chunks']:,}-chunk database, then `services.provider` = an "
-      "in-bench provider (`name=\"instant\"`) returning a valid `rtac_reply` JSON at once (usage 100/20 "
-      "tokens; 5 % of replies `unanswered`, so the unanswered log is written too). Each turn is a signed "
-      "`POST /v1/chat` through `app.test_client()`; the body is built and signed before the clock starts, the "
-      "timer wraps only the request. Every request pins a price list of "
-      f"{chat['pinned_chars']:,} characters. Visitors' languages: "
-      + ", ".join(f"{k} {v:.0%}" for k, v in VISITOR_MIX.items())
-      + "; conversation lengths " + ", ".join(f"{n} turn{'s' if n > 1 else ''} {p:.0%}" for n, p in LENGTHS)
-      + ", 6 conversations interleaved, 20 % of new conversations from returning visitors, 10 % logged-in. "
-      f"{run['turns']['warmup']} warm-up turns, then {run['turns']['measured']} measured "
-      f"({chat['conversations']} conversations, {chat['visitors']} visitors by the end of all the chat passes). "
-      f"Then {run['turns']['instrumented']} more turns with timers wrapped around the sidecar's functions and "
-      f"PyMySQL's round trips (the breakdown), and {run['turns']['profiled']} under cProfile. Retrieval is "
-      "hybrid (the configuration's default: FULLTEXT + BM25 fused with exact cosine over the site's vectors, "
-      "loaded as above). The turn embeds the customer's message once before retrieval; here the Services' "
-      "embedder is the bench's (`bench.chat.BenchEmbedder`): a deterministic random unit vector per message "
-      "text (seeded by its SHA-256), made before the clock starts, so the figures are the sidecar's without "
-      "the model, and the query embedding is reported apart (*Embedding*, and the target above). Memory is "
-      + ("on (the configuration's default), but no customer has memories: extraction jobs are queued and "
-         "never run (`Services.build(background=False)`), so recall finds an empty index and embeds nothing; "
-         "what a customer with memories adds is measured in *Embedding* and *Memory retrieval overhead*."
-         if chat["memory"] else "off in this configuration."))
-    w(f"- **FULLTEXT query.** `sidecar.retrieval.retrieve(conn, site_id, lang, '{DEFAULT_LANG}', question)` on "
-      f"one connection (top 8, visitor language first, default-language fallback), {run['queries']['warmup']} "
-      f"warm-up then {run['queries']['measured']} measured questions per kind and size. Each candidate question "
-      "is timed once and classified from what came back (the visitor-language query only returns chunks in "
-      "that language): *fills 8* — an et/en/ru/es visitor asking 1–4 ordinary words of their language, where "
-      "the visitor-language search alone returns 8; *fallback* — an en/ru/es/ko visitor who types the "
-      "question in the site's default language (Estonian words), so the visitor-language search finds fewer "
-      "than 8 and the default-language search runs too; *mixed* — the chat bench's question mix, nothing "
-      "rejected. SQL statements and on-disk temporary tables per `retrieve` are the server's session "
-      "counters (`Questions`, `Created_tmp_disk_tables`) over every candidate timed. Since hybrid retrieval, "
-      "`retrieve` is the lexical half alone: FULLTEXT's top 40 candidates per language searched, re-scored "
-      "with BM25 (`sidecar.lexicon`).")
-    if d.get("hybrid"):
-        hyb = next(iter(d["hybrid"].values()))
-        w(f"- **Hybrid retrieval.** `Retriever(model=MODEL).retrieve(conn, site_id, '{DEFAULT_LANG}', "
-          "Query(question, lang, vector), mode=...)` on one connection, one retriever per size, on the *mixed* "
-          "questions above, each with a precomputed seeded random unit vector as its query embedding (the "
-          "embedding itself is not timed). For every question the three modes run in turn, rotating which goes "
-          "first: `hybrid` (both halves fused by `Retriever.fuse`), `lexical` (the BM25-rescored "
-          "FULLTEXT half) and `vector` (exact cosine over the site's matrix, 40 nearest). "
-          f"{hyb['warmup']} warm-up questions (they open the matrix and the site's statistics), then "
-          f"{hyb['results'][0].summary.n} measured per mode and size, caches warm. *Opening a site's matrix* is "
-          "`sidecar.vectors.load_matrix` timed cold (nothing cached in the process; MariaDB's buffer pool warm "
-          "after the first run); its memory is measured in a fresh child process that opens the matrix through "
-          "`MatrixCache`, as a serving process does on its first turn of the site: `SiteMatrix.nbytes`, VmRSS "
-          "from `/proc/self/status` before and after (what the process keeps), and VmHWM reset just before "
-          "the load (its transient peak).")
+    for line in method(method_parameters(run, d)):
+        w(line)
     w("")
 
     w("## Corpus as loaded")
@@ -346,10 +276,8 @@ def _main_sections(w, run: dict, d: dict) -> None:
     w("")
     w(f"At {chat['chunks']:,} chunks: the signed `POST /v1/chat` through the Flask app, milliseconds per request.")
     w("")
-    w("| turns | n | p50 ms | p90 ms | p99 ms | mean ms | max ms |")
-    w("|---|---:|---:|---:|---:|---:|---:|")
-    for k, s in chat["summaries"].items():
-        w(f"| {k} | {s.n} | {_f(s.p50)} | {_f(s.p90)} | {_f(s.p99)} | {_f(s.mean)} | {_f(s.max)} |")
+    _table(w, ["turns", "n", "p50 ms", "p90 ms", "p99 ms", "mean ms", "max ms"],
+           ([k, *_times(s), _f(s.max)] for k, s in chat["summaries"].items()))
     w("")
     w(f"Throughput, one request at a time: **{tps:.0f} turns/s** ({n} turns in {chat['wall']:.1f} s wall; the "
       f"bench process used {chat['cpu_s'] / n * 1000:.2f} ms CPU per turn, test client included). "
@@ -362,12 +290,9 @@ def _main_sections(w, run: dict, d: dict) -> None:
           f"{b['default_threads']} threads (as shipped) and {b['turns']} with it set to 1 thread through its own "
           f"API, in alternating blocks of {b['block']} turns:")
         w("")
-        w("| OpenBLAS threads | n | p50 ms | p90 ms | p99 ms | mean ms | bench process CPU ms / turn |")
-        w("|---|---:|---:|---:|---:|---:|---:|")
-        for label, r in ((f"{b['default_threads']} (default, as shipped)", dflt), ("1", one)):
-            x = r["summary"]
-            w(f"| {label} | {x.n} | {_f(x.p50)} | {_f(x.p90)} | {_f(x.p99)} | {_f(x.mean)} | "
-              f"{r['cpu_ms_per_turn']:.2f} |")
+        _table(w, ["OpenBLAS threads", "n", "p50 ms", "p90 ms", "p99 ms", "mean ms", "bench process CPU ms / turn"],
+               ([label, *_times(r["summary"]), f"{r['cpu_ms_per_turn']:.2f}"]
+                for label, r in ((f"{b['default_threads']} (default, as shipped)", dflt), ("1", one))))
         w("")
 
     w("### Per stage")
@@ -397,10 +322,8 @@ def _main_sections(w, run: dict, d: dict) -> None:
       "terms for BM25, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
       "statistics), `SELECT rtac_chunks + rtac_documents (fetch)` the fetch of the winners by id:")
     w("")
-    w("| statement | per turn | mean ms | ms / turn |")
-    w("|---|---:|---:|---:|")
-    for kind, per, mean, ms in db_rows:
-        w(f"| {kind} | {per:.2f} | {mean:.3f} | {ms:.2f} |")
+    _table(w, ["statement", "per turn", "mean ms", "ms / turn"],
+           ([kind, f"{per:.2f}", f"{mean:.3f}", f"{ms:.2f}"] for kind, per, mean, ms in db_rows))
     w("")
     w("cProfile (the profiler inflates pure-Python time; use it for ranking, the table above for ms):")
     w("")
@@ -474,15 +397,11 @@ def _hybrid_section(w, d: dict) -> None:
       "the BM25-rescored FULLTEXT half, *vector* exact cosine over every chunk vector of the site, *hybrid* "
       "both fused (`Retriever.fuse`), then one fetch of the winners:")
     w("")
-    w("| chunks | mode | n | p50 ms | p90 ms | p99 ms | mean ms | max ms | avg chunks returned | "
-      "SQL statements / retrieve |")
-    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, h in hybrid.items():
-        for r in h["results"]:
-            s = r.summary
-            name = f"**{r.mode}**" if r.mode == "hybrid" else r.mode
-            w(f"| {dbs[label]['stats'].chunks:,} | {name} | {s.n} | {_f(s.p50)} | {_f(s.p90)} | {_f(s.p99)} | "
-              f"{_f(s.mean)} | {_f(s.max)} | {r.avg_chunks:.2f} | {r.statements_per_retrieve:.2f} |")
+    _table(w, ["chunks", "mode", "n", "p50 ms", "p90 ms", "p99 ms", "mean ms", "max ms", "avg chunks returned",
+               "SQL statements / retrieve"],
+           ([f"{dbs[label]['stats'].chunks:,}", f"**{r.mode}**" if r.mode == "hybrid" else r.mode, *_times(r.summary),
+             _f(r.summary.max), f"{r.avg_chunks:.2f}", f"{r.statements_per_retrieve:.2f}"]
+            for label, h in hybrid.items() for r in h["results"]), "ll" + "r" * 8)
     w("")
     langs = next(iter(hybrid.values()))["results"][0].langs
     w(f"Visitor languages of the measured questions: {langs}. Target at 10k chunks: p50 ≤ "
@@ -518,11 +437,9 @@ def _hybrid_section(w, d: dict) -> None:
           "the sidecar runs with, as it sets no BLAS thread count — and with 1 thread, alternating call by call, "
           "5 ms apart so that BLAS's worker threads go idle between calls as they do between turns:")
         w("")
-        w(f"| chunks | runs | {n} threads p50 ms | p99 ms | 1 thread p50 ms | p99 ms |")
-        w("|---|---:|---:|---:|---:|---:|")
-        for label, b in blas:
-            w(f"| {dbs[label]['stats'].chunks:,} | {b['default'].n} | {_f(b['default'].p50, 3)} | "
-              f"{_f(b['default'].p99, 3)} | {_f(b['one'].p50, 3)} | {_f(b['one'].p99, 3)} |")
+        _table(w, ["chunks", "runs", f"{n} threads p50 ms", "p99 ms", "1 thread p50 ms", "p99 ms"],
+               ([f"{dbs[label]['stats'].chunks:,}", b["default"].n, _f(b["default"].p50, 3), _f(b["default"].p99, 3),
+                 _f(b["one"].p50, 3), _f(b["one"].p99, 3)] for label, b in blas))
         w("")
     w("MB = 2^20 bytes. *Kept* is the resident memory the process still holds after the load (the matrix, "
       "plus what the allocator keeps of the load's transient rows); *peak* is the high-water mark over the "
@@ -530,24 +447,6 @@ def _hybrid_section(w, d: dict) -> None:
       "Each serving process holds its own copy of every site matrix it has opened, up to `MatrixCache`'s "
       "512 MiB bound.")
     w("")
-
-
-def _q(queries: dict, label: str, kind: str):
-    return next((r for r in queries.get(label, []) if r.kind == kind), None)
-
-
-def _stage_parts(d: dict):
-    bd = d["chat"]["breakdown"]
-    stage = {label.strip(): ms for label, ms, _ in bd.stage_rows()}
-    req_ms = bd.request_total * 1000.0 / bd.turns
-    return bd, stage, bd.db_rows(), req_ms
-
-
-def _embedding_p50(by: dict, chars: int):
-    e = _ok(by, "embedding")
-    if not e:
-        return None
-    return next((r["summary"] for r in e["local"] if r["chars"] == chars and r["embedded"] == chars), None)
 
 
 def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -> list[str]:
@@ -569,7 +468,7 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
         if first and cont:
             out.append(f"First turn of a new visitor p50 {first.p50:.2f} / p99 {first.p99:.2f} ms; continuing "
                        f"turns p50 {cont.p50:.2f} / p99 {cont.p99:.2f} ms.")
-        bd, stage, db_rows, req_ms = _stage_parts(d)
+        bd, stage, db_rows, req_ms = stage_parts(d)
         top = sorted(leaves(bd.stage_rows()).items(), key=lambda kv: -kv[1])[:4]
         out.append("Largest stages per turn (instrumented mean, innermost timed stages): "
                    + ", ".join(f"{k} {v:.2f} ms ({v / req_ms:.0%})" for k, v in top) + ".")
@@ -578,7 +477,7 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
         out.append(f"{trips:.1f} database round trips per turn take {db_ms:.2f} ms ({db_ms / req_ms:.0%} of the "
                    "request, FULLTEXT included); the rest is Python in the sidecar, Flask and the test client.")
         queries, dbs = d["queries"], d["dbs"]
-        growth = [(dbs[k]["stats"].chunks, _q(queries, k, "mixed")) for k in queries]
+        growth = [(dbs[k]["stats"].chunks, query_of(queries, k, "mixed")) for k in queries]
         if all(r for _, r in growth):
             out.append("FULLTEXT `retrieve` (lexical half alone, BM25-rescored; mixed questions, p50 / p99): "
                        + ", ".join(f"{n:,} chunks {r.summary.p50:.1f} / {r.summary.p99:.1f} ms"
@@ -590,7 +489,7 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
                 r = {x.mode: x.summary for x in h["results"]}
                 parts.append(f"{dbs[label]['stats'].chunks:,} chunks {r['hybrid'].p50:.1f} / {r['hybrid'].p99:.1f} ms "
                              f"(lexical half {r['lexical'].p50:.1f}, vector half {r['vector'].p50:.1f} ms p50)")
-            h10 = _hybrid_at(d, 10_000)
+            h10 = hybrid_at(d, 10_000)
             verdict = ""
             if h10:
                 ok = h10.summary.p50 <= TARGET_HYBRID_P50_MS and h10.summary.p99 <= TARGET_HYBRID_P99_MS
@@ -599,18 +498,18 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
             out.append("Hybrid retrieval, query embedding apart (mixed questions, p50 / p99): " + ", ".join(parts)
                        + "." + verdict)
         shared = next((x for x in dbs.values() if x.get("shared", {}).get("result")), None)
-        own = _q(queries, "1k", "mixed")
+        own = query_of(queries, "1k", "mixed")
         if shared and own:
             sh = shared["shared"]
             out.append(f"The FULLTEXT index is table-wide: a {sh['stats'].chunks:,}-chunk site alone in its table "
                        f"p50 {own.summary.p50:.1f} ms per retrieve, sharing `rtac_chunks` with "
                        f"{shared['stats'].chunks:,} chunks of another site {sh['result'].summary.p50:.1f} ms.")
-    c = _anthropic(by)
+    c = anthropic(by)
     if c:
         out.append(f"Prompt caching: on Anthropic a turn from turn 2 costs {c['ratio']:.1%} of sending it uncached "
                    f"({c['read_share']:.1%} of input tokens read from cache).")
-    mr = _ok(by, "memory_recall")
-    q50, q300 = _query_cost(by, 50), _query_cost(by, 300)
+    mr = result_of(by, "memory_recall")
+    q50, q300 = query_cost(by, 50), query_cost(by, 300)
     if q50 and q300:
         ok = q300["cpu"].p50 <= TARGET_QUERY_EMBED_CPU_MS
         out.append(f"Not in the overhead figures: every hybrid turn embeds the customer's message once with the "
@@ -623,23 +522,23 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
         out.append(f"Also not in them: a customer with stored memories pays reading and choosing them (p50 "
                    f"{mr['cached']['p50']:.2f} ms with the index cached, {mr['cold']['p50']:.2f} ms cold, 500 "
                    "memories); the query embedding is the turn's one, shared.")
-    ix = _ok(by, "indexing")
+    ix = result_of(by, "indexing")
     if ix:
         out.append(f"Indexing: `EmbeddingQueue.drain` embeds {ix['chunks_per_s']:.2f} chunks/s on one thread "
                    f"({ix['ms_per_chunk']:,.0f} ms a chunk of {ix['mean_chars']:.0f} characters; "
                    f"{ix['source_short']}), so a 10,000-chunk site takes "
                    f"{10_000 / ix['chunks_per_s'] / 3600:.1f} h to become searchable by meaning (FULLTEXT serves it "
                    "at once).")
-    g = _ok(by, "grounding")
+    g = result_of(by, "grounding")
     if g:
         o = g["overall"]
         out.append(f"Memory grounding check: precision {o['precision']:.3f}, recall {o['recall']:.3f} on "
                    f"{o['n']} hand-written cases.")
-    wp = (_ok(by, "wp_turn") or {}).get("result") or {}
+    wp = (result_of(by, "wp_turn") or {}).get("result") or {}
     if isinstance(wp.get("plugin"), dict) and "p50" in wp["plugin"]:
         out.append(f"WordPress plugin time per chat turn (sidecar excluded): p50 {wp['plugin']['p50']:.1f} / p99 "
                    f"{wp['plugin'].get('p99', float('nan')):.1f} ms.")
-    ws = _ok(by, "widget")
+    ws = result_of(by, "widget")
     if ws and ws.get("total") is not None:
         out.append(f"Chat widget: {ws['total']:,} B gzipped (budget {ws['budget']:,} B).")
     missing = [s.heading.lstrip("# ") for s in ([main] if main else []) + list(by.values()) if not s.ok]
@@ -649,74 +548,47 @@ def findings(run: dict, d: dict | None, by: dict, main: Section | None = None) -
 
 
 def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
-    out = []
-    chat, dbs, queries = d["chat"], d["dbs"], d["queries"]
-    bd, stage, db_rows, req_ms = _stage_parts(d)
-    s = chat["summaries"]["all turns"]
-    size = chat["size"]
-    rows = bd.stage_rows()
-    retrieve_ms = stage.get(RETRIEVE.strip())
-    rank = next((r for r in db_rows if r[0] == "SELECT rtac_chunks FULLTEXT"), None)
-    terms = next((r for r in db_rows if r[0] == "SELECT rtac_chunks search text (BM25)"), None)
-    fetch = next((r for r in db_rows if r[0] == "SELECT rtac_chunks + rtac_documents (fetch)"), None)
-    under = _inside(rows, RETRIEVE)
-    outside = sorted(((k, v) for k, v in leaves(rows).items() if k not in under), key=lambda kv: -kv[1])
-    if retrieve_ms is not None:
-        stages = sorted(((label.strip(), ms) for label, ms, _ in rows if depth(label) == 1
-                         and not label.strip().startswith("rest of")), key=lambda kv: -kv[1])
-        rank_of = [k for k, _ in stages].index(RETRIEVE.strip()) + 1
-        line = (f"**Retrieval** is {'the largest stage' if rank_of == 1 else f'stage no. {rank_of}'} of chat_turn: "
-                f"hybrid `retrieve` takes {retrieve_ms:.2f} of {req_ms:.2f} ms per instrumented turn "
-                f"({retrieve_ms / req_ms:.0%})")
-        def part(labels):
-            found = [stage[x.strip()] for x in labels if x.strip() in stage]
-            return sum(found) if found else None
-        halves = [("the lexical half", part([LEXICAL])), ("the vector half", part(VECTOR_PARTS)),
-                  ("fusion", part(FUSION_PARTS))]
-        halves = [(n, v) for n, v in halves if v is not None]
-        if halves:
-            line += ": " + ", ".join(f"{n} {v:.2f} ms" for n, v in halves)
-        inner = sorted(((k, v) for k, v in leaves(rows).items() if k in under), key=lambda kv: -kv[1])[:4]
-        if inner:
-            line += "; inside it the largest parts are " + ", ".join(f"{k} {v:.2f} ms" for k, v in inner)
-        if rank:
+    """*Where the time goes*, a line a finding, from figures.bottleneck_figures."""
+    f = bottleneck_figures(run, d, by)
+    req_ms, out = f["request_ms"], []
+    if r := f["retrieval"]:
+        where = "the largest stage" if r["rank"] == 1 else f"stage no. {r['rank']}"
+        line = (f"**Retrieval** is {where} of chat_turn: hybrid `retrieve` takes {r['ms']:.2f} of {req_ms:.2f} ms "
+                f"per instrumented turn ({r['ms'] / req_ms:.0%})")
+        if r["halves"]:
+            line += ": " + ", ".join(f"{n} {v:.2f} ms" for n, v in r["halves"])
+        if r["inner"]:
+            line += "; inside it the largest parts are " + ", ".join(f"{k} {v:.2f} ms" for k, v in r["inner"])
+        if rank := r["fulltext"]:
             line += (f". Its FULLTEXT ranking statement ran {rank[1]:.2f} times per turn at {rank[2]:.2f} ms mean "
                      f"({rank[3]:.2f} ms per turn)")
-        if terms:
+        if terms := r["bm25"]:
             line += f", the candidates' search text for BM25 {terms[1]:.2f} times at {terms[2]:.2f} ms"
-        if fetch:
+        if fetch := r["fetch"]:
             line += f", the fetch of the winners {fetch[1]:.2f} times at {fetch[2]:.2f} ms"
         out.append(line + ".")
-    hybrid = d.get("hybrid") or {}
-    if hybrid and len(hybrid) > 1:
-        def mode(label, m):
-            return next(r.summary for r in hybrid[label]["results"] if r.mode == m)
+    if sizes := f["hybrid_by_size"]:
         out.append("**Hybrid retrieval by corpus size** (p50 / p99, query embedding apart): "
-                   + "; ".join(f"{dbs[k]['stats'].chunks:,} chunks: hybrid {mode(k, 'hybrid').p50:.1f} / "
-                               f"{mode(k, 'hybrid').p99:.1f} ms, lexical half {mode(k, 'lexical').p50:.1f} / "
-                               f"{mode(k, 'lexical').p99:.1f}, vector half {mode(k, 'vector').p50:.1f} / "
-                               f"{mode(k, 'vector').p99:.1f}" for k in hybrid)
+                   + "; ".join(f"{x['chunks']:,} chunks: hybrid {x['hybrid'].p50:.1f} / {x['hybrid'].p99:.1f} ms, "
+                               f"lexical half {x['lexical'].p50:.1f} / {x['lexical'].p99:.1f}, vector half "
+                               f"{x['vector'].p50:.1f} / {x['vector'].p99:.1f}" for x in sizes)
                    + ". The vector half reads every vector of the site (exact cosine: one matrix-vector product "
                    "over n × 384 float32, then a partial sort), so it grows linearly with the site and with the "
                    "matrix's size against the CPU caches; the lexical half follows FULLTEXT's posting lists.")
-    b = (hybrid.get(size) or {}).get("blas")
-    if b:
-        slower = b["default"].p50 / b["one"].p50 if b["one"].p50 > 0 else 0.0
-        cosine = stage.get(VECTOR_PARTS[1].strip())
-        out.append(f"**numpy's BLAS threads and the vector half.** At {dbs[size]['stats'].chunks:,} chunks "
+    if b := f["vector_blas"]:
+        out.append(f"**numpy's BLAS threads and the vector half.** At {b['chunks']:,} chunks "
                    f"`SiteMatrix.nearest` alone takes p50 {b['default'].p50:.2f} / p99 {b['default'].p99:.2f} ms with "
-                   f"OpenBLAS's default {b['default_threads']} threads (what the sidecar runs with) and "
+                   f"OpenBLAS's default {b['threads']} threads (what the sidecar runs with) and "
                    f"{b['one'].p50:.2f} / {b['one'].p99:.2f} ms with 1 thread"
-                   + (f" ({slower:.0f}× slower with the default)" if slower >= 2 else "")
-                   + (f"; in the instrumented turns it took {cosine:.2f} ms per turn" if cosine is not None else "")
+                   + (f" ({b['slower']:.0f}× slower with the default)" if b["slower"] >= 2 else "")
+                   + (f"; in the instrumented turns it took {b['cosine_ms']:.2f} ms per turn"
+                      if b["cosine_ms"] is not None else "")
                    + (". A matrix-vector product this small is bound by memory, and on 2 shared cores the BLAS "
                       "worker thread must be woken and scheduled on a core that MariaDB or another process "
                       "holds: the sidecar would do better with BLAS limited to one thread in serving processes "
                       "(e.g. OPENBLAS_NUM_THREADS=1 before numpy loads, or threadpoolctl). Not changed here: the "
-                      "figures above are the sidecar as shipped." if slower >= 2 else "."))
-    sizes = [(dbs[k]["stats"].chunks, k) for k in queries]
-    mixed = [(n, _q(queries, k, "mixed")) for n, k in sizes]
-    if all(r for _, r in mixed) and len(mixed) > 1:
+                      "figures above are the sidecar as shipped." if b["slower"] >= 2 else "."))
+    if mixed := f["growth"]:
         (n0, r0), (n1, r1) = mixed[0], mixed[-1]
         out.append(
             "**It grows with the corpus.** Mixed questions: "
@@ -725,128 +597,93 @@ def bottlenecks(run: dict, d: dict, by: dict) -> list[str]:
             "Natural-language MATCH scores every chunk of the table that holds a query term before the site and "
             "language filters and the top 8 apply, so the time follows the query terms' posting lists, not the "
             "8 rows returned.")
-    fill, fb = _q(queries, size, "fills 8"), _q(queries, size, "fallback")
-    if fill and fb:
-        out.append(f"**The default-language fallback adds a search.** At {dbs[size]['stats'].chunks:,} "
+    if fb := f["fallback"]:
+        fill, back = fb["fills"], fb["fallback"]
+        out.append(f"**The default-language fallback adds a search.** At {fb['chunks']:,} "
                    f"chunks a question the visitor's language answers costs p50 {fill.summary.p50:.1f} / p99 "
                    f"{fill.summary.p99:.1f} ms ({fill.statements_per_retrieve:.2f} statements); one that falls "
-                   f"back to `{DEFAULT_LANG}` p50 {fb.summary.p50:.1f} / p99 {fb.summary.p99:.1f} ms "
-                   f"({fb.statements_per_retrieve:.2f} statements).")
-    tmp = [(dbs[k]["stats"].chunks, r.disk_tmp_per_retrieve) for k in queries for r in queries[k]]
-    if tmp:
-        worst = max(t for _, t in tmp)
+                   f"back to `{DEFAULT_LANG}` p50 {back.summary.p50:.1f} / p99 {back.summary.p99:.1f} ms "
+                   f"({back.statements_per_retrieve:.2f} statements).")
+    if (worst := f["disk_tmp_worst"]) is not None:
         if worst < 0.01:
             out.append("**Sorting stays in memory**: no on-disk temporary tables for any size or kind "
                        f"({worst:.2f} per `retrieve` at most; the ranking statement sorts ids and scores only).")
         else:
             out.append(f"**On-disk temporary tables**: up to {worst:.2f} per `retrieve` (by size and kind in the "
                        "FULLTEXT table above).")
-    hq = next((r for r in (hybrid.get(size) or {}).get("results", []) if r.mode == "hybrid"), None)
-    q = hq or _q(queries, size, "mixed")
-    if q and retrieve_ms is not None:
-        spread_turn = s.p99 - s.p50
-        spread_q = q.summary.p99 - q.summary.p50
-        share = spread_q / spread_turn if spread_turn > 0 else 0.0
-        out.append(f"**The tail.** The turn's p99 − p50 is {spread_turn:.1f} ms; "
-                   + ("hybrid " if hq else "") + f"`retrieve`'s alone, on the same "
-                   f"{dbs[size]['stats'].chunks:,} chunks with the same question mix, is {spread_q:.1f} ms (p50 "
-                   f"{q.summary.p50:.1f}, p99 {q.summary.p99:.1f} ms), "
-                   + (f"{share:.0%} of the turn's: retrieval carries most of the tail." if share >= 0.6 else
-                      f"{share:.0%} of the turn's: a large part of the tail is outside retrieval."))
-    shared = next((x for x in dbs.values() if x.get("shared", {}).get("result")), None)
-    own = _q(queries, "1k", "mixed")
-    if shared and own:
-        sh = shared["shared"]
-        total = shared["stats"].chunks + sh["stats"].chunks
+    if t := f["tail"]:
+        out.append(f"**The tail.** The turn's p99 − p50 is {t['turn']:.1f} ms; "
+                   + ("hybrid " if t["hybrid"] else "") + f"`retrieve`'s alone, on the same "
+                   f"{t['chunks']:,} chunks with the same question mix, is {t['retrieve']:.1f} ms (p50 "
+                   f"{t['p50']:.1f}, p99 {t['p99']:.1f} ms), "
+                   + (f"{t['share']:.0%} of the turn's: retrieval carries most of the tail." if t["share"] >= 0.6 else
+                      f"{t['share']:.0%} of the turn's: a large part of the tail is outside retrieval."))
+    if sh := f["shared_table"]:
         out.append(f"**The FULLTEXT index is table-wide.** `rtac_chunks` holds every site's chunks in one index "
                    "and `site_id`/`lang` filter only after MATCH, so a site pays for the postings of every site in "
-                   f"the table: a {sh['stats'].chunks:,}-chunk site takes p50 {own.summary.p50:.1f} ms alone in "
-                   f"its table and {sh['result'].summary.p50:.1f} ms (p99 {own.summary.p99:.1f} → "
-                   f"{sh['result'].summary.p99:.1f} ms) sharing it with {total - sh['stats'].chunks:,} chunks of "
+                   f"the table: a {sh['chunks']:,}-chunk site takes p50 {sh['alone'].p50:.1f} ms alone in "
+                   f"its table and {sh['shared'].p50:.1f} ms (p99 {sh['alone'].p99:.1f} → "
+                   f"{sh['shared'].p99:.1f} ms) sharing it with {sh['others']:,} chunks of "
                    "another site. A sidecar serving many sites should be sized for its total chunk count, or keep "
                    "big sites' chunks apart (a table or a database per site).")
-    if retrieve_ms is not None:
-        rest = req_ms - retrieve_ms
-        others = outside[:4]
-        out.append(f"**Everything but retrieval** is {rest:.2f} ms per instrumented turn; the largest parts: "
-                   + ", ".join(f"{k} {v:.2f} ms" for k, v in others) + ".")
-    pings = next((r for r in db_rows if r[0].startswith("ping")), None)
-    rollbacks = next((r for r in db_rows if r[0] == "ROLLBACK"), None)
-    nonce = stage.get("nonce INSERT + COMMIT")
-    trips = sum(r[1] for r in db_rows)
+    if o := f["outside"]:
+        out.append(f"**Everything but retrieval** is {o['ms']:.2f} ms per instrumented turn; the largest parts: "
+                   + ", ".join(f"{k} {v:.2f} ms" for k, v in o["largest"]) + ".")
+    rt = f["round_trips"]
     fixed = []
-    if pings:
+    if pings := rt["pings"]:
         fixed.append(f"{pings[1]:.1f} pool pre-pings ({pings[3]:.2f} ms)")
-    if rollbacks:
+    if rollbacks := rt["rollbacks"]:
         fixed.append(f"{rollbacks[1]:.1f} reset-on-return ROLLBACKs ({rollbacks[3]:.2f} ms)")
-    if nonce is not None:
-        fixed.append(f"the nonce's own INSERT + COMMIT ({nonce:.2f} ms)")
+    if rt["nonce_ms"] is not None:
+        fixed.append(f"the nonce's own INSERT + COMMIT ({rt['nonce_ms']:.2f} ms)")
     if fixed:
-        out.append(f"**Round trips**: {trips:.1f} per turn, each small; of them " + ", ".join(fixed) + ".")
-    if retrieve_ms is not None and chat["chunks"] == 10_000:  # the targets are for 10k chunks
+        out.append(f"**Round trips**: {rt['trips']:.1f} per turn, each small; of them " + ", ".join(fixed) + ".")
+    if m := f["margins"]:
         def margin(name: str, value: float, target: float) -> str:
             if value > target:
                 return f"{name} misses its {target:.0f} ms by {value - target:.2f} ms"
             return f"{name} is {target - value:.2f} ms under its {target:.0f} ms ({(target - value) / target:.0%} to spare)"
-        out.append(f"**Against the targets**: {margin('p50', s.p50, TARGET_P50_MS)}, "
-                   f"{margin('p99', s.p99, TARGET_P99_MS)}; of an instrumented turn, retrieval takes "
-                   f"{retrieve_ms:.1f} ms and the rest {req_ms - retrieve_ms:.1f} ms (means).")
-    b = chat.get("blas")
-    if b:
-        dflt, one = b["runs"][b["default_threads"]], b["runs"][1]
-        cpu_turn = chat["cpu_s"] / len(chat["records"]) * 1000
-        wall_turn = chat["wall"] / len(chat["records"]) * 1000
+        out.append(f"**Against the targets**: {margin('p50', m['p50'], TARGET_P50_MS)}, "
+                   f"{margin('p99', m['p99'], TARGET_P99_MS)}; of an instrumented turn, retrieval takes "
+                   f"{m['retrieve_ms']:.1f} ms and the rest {m['rest_ms']:.1f} ms (means).")
+    if tb := f["turn_blas"]:
+        dflt, one = tb["default"], tb["one"]
         out.append(f"**CPU per turn and numpy's BLAS threads.** The measured turns cost the bench process "
-                   f"{cpu_turn:.1f} ms of CPU per {wall_turn:.1f} ms of wall time"
-                   + (" — more than one core while serving one request at a time" if cpu_turn > wall_turn else "")
+                   f"{tb['cpu_ms']:.1f} ms of CPU per {tb['wall_ms']:.1f} ms of wall time"
+                   + (" — more than one core while serving one request at a time" if tb["cpu_ms"] > tb["wall_ms"]
+                      else "")
                    + f". With OpenBLAS set to 1 thread (the diagnostic under *Sidecar overhead per chat turn*) the "
                    f"same kind of turns cost {one['cpu_ms_per_turn']:.1f} ms CPU and p50 {one['summary'].p50:.2f} / "
                    f"p99 {one['summary'].p99:.2f} ms, against {dflt['cpu_ms_per_turn']:.1f} ms CPU and p50 "
                    f"{dflt['summary'].p50:.2f} / p99 {dflt['summary'].p99:.2f} ms on the default "
-                   f"{b['default_threads']} threads"
+                   f"{tb['threads']} threads"
                    + (": OpenBLAS's worker thread keeps spinning after each matrix-vector product of the vector "
                       "half and takes the core that MariaDB and the rest of the turn need. Limiting BLAS to one "
                       "thread in serving processes (OPENBLAS_NUM_THREADS=1 before numpy loads, or threadpoolctl) "
-                      "is the sidecar's fix, not the bench's." if dflt["cpu_ms_per_turn"] > 1.5 * one["cpu_ms_per_turn"]
-                      else "."))
-    if chat["cpu_others"] >= 0.15:
-        out.append(f"**Shared cores**: other processes used {chat['cpu_others']:.2f} of the "
-                   f"{run['machine']['cores']} cores during the measured turns, beside the bench and its MariaDB's "
-                   f"{chat['cpu_ours']:.2f}, so the figures, the tail above all, include contention for the cores.")
-    q50, q300 = _query_cost(by, 50), _query_cost(by, 300)
-    embed_ms = stage.get(QUERY_EMBEDDING.strip())
-    if q50 and q300:
-        largest = q300["wall"].p50 > req_ms
-        out.append(("**The query embedding is the turn's largest cost, outside these figures.** " if largest else
-                    "**The query embedding, outside these figures.** ") + "Hybrid retrieval "
+                      "is the sidecar's fix, not the bench's." if tb["spinning"] else "."))
+    if c := f["shared_cores"]:
+        out.append(f"**Shared cores**: other processes used {c['others']:.2f} of the "
+                   f"{c['cores']} cores during the measured turns, beside the bench and its MariaDB's "
+                   f"{c['ours']:.2f}, so the figures, the tail above all, include contention for the cores.")
+    if qe := f["query_embedding"]:
+        q50, q300, embed_ms = qe["q50"], qe["q300"], qe["bench_ms"]
+        out.append(("**The query embedding is the turn's largest cost, outside these figures.** " if qe["largest"]
+                    else "**The query embedding, outside these figures.** ") + "Hybrid retrieval "
                    "embeds every customer message before the turn opens a transaction; the bench's embedder "
                    + (f"costs {embed_ms:.2f} ms per turn here, " if embed_ms is not None else "")
                    + f"the local model p50 {q50['cpu'].p50:.1f} ms CPU / {q50['wall'].p50:.1f} ms wall for a "
                    f"50-character message and {q300['cpu'].p50:.1f} ms CPU / {q300['wall'].p50:.1f} ms wall for a "
-                   f"300-character one ({q300['tokens']} tokens, {q300['cpu'].p50 / max(q300['tokens'], 1):.1f} ms "
+                   f"300-character one ({q300['tokens']} tokens, {qe['cpu_per_token']:.1f} ms "
                    "CPU a token on one thread; *Embedding*). A turn of a 300-character message thus costs about "
-                   f"{q300['wall'].p50 + s.p50:.0f} ms of sidecar time at the median, "
-                   f"{q300['cpu'].p50 / TARGET_QUERY_EMBED_CPU_MS:.1f}× the {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU "
+                   f"{qe['turn_ms']:.0f} ms of sidecar time at the median, "
+                   f"{qe['of_target']:.1f}× the {TARGET_QUERY_EMBED_CPU_MS:.0f} ms CPU "
                    "target for the embedding alone; a remote embedder moves that cost to a network round trip, and "
                    "`RTAC_RETRIEVAL=fulltext` removes it (and retrieval by meaning) for customers without memories.")
-    mr = _ok(by, "memory_recall")
-    if chat.get("memory") and mr:
-        recall_ms = stage.get("memory recall")
+    if mem := f["memory"]:
+        recall_ms = mem["recall_ms"]
         out.append("**Memory for a customer who has some** adds to the figures above (whose customers have none"
                    + (f"; recall cost {recall_ms:.2f} ms per turn there" if recall_ms is not None else "")
-                   + f"): reading and choosing memories, p50 {mr['cached']['p50']:.2f} ms with the index cached "
+                   + f"): reading and choosing memories, p50 {mem['cached_p50']:.2f} ms with the index cached "
                    f"(*Memory retrieval overhead*); the query embedding is the one the turn already made.")
-    return out
-
-
-def _inside(rows: list, parent: str) -> set[str]:
-    """The stripped labels of the rows inside `parent` (rows as Breakdown.stage_rows)."""
-    out, d = set(), None
-    for label, _, _ in rows:
-        if d is not None:
-            if depth(label) <= d:
-                break
-            out.add(label.strip())
-        elif label == parent:
-            d = depth(label)
     return out

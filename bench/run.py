@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from testbed.sidecar_process import stop_group
 from sidecar.crypto import Keyring
 from sidecar.db import create_engine
 from sidecar.sites import add_site
@@ -288,7 +288,7 @@ def _wp_turn(quick: bool, db_url: str | None) -> dict:
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _stop_group(proc)
+            stop_group(proc)
             raise TimeoutError(f"bench.wp_turn did not finish within {timeout} s") from None
         if not out.exists():
             raise RuntimeError(f"bench.wp_turn exited with status {proc.returncode} without a result")
@@ -296,20 +296,6 @@ def _wp_turn(quick: bool, db_url: str | None) -> dict:
     if data.get("error"):
         raise SectionError(data["error"])
     return data
-
-
-def _stop_group(proc: subprocess.Popen) -> None:
-    """Stop the child we started and whatever it started (its own session)."""
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _child_wp_turn(out: Path, quick: bool) -> int:
@@ -430,10 +416,6 @@ def main(argv: list[str] | None = None) -> int:
                              _markdown_of("grounding"))
     thresholds_sec = _section("memory_eval", "## Memory thresholds", lambda: _import("memory_eval").run(),
                               _markdown_of("memory_eval"))
-    natural_sec = _section("memory_natural", "## Memory on natural speech", lambda: _import("memory_natural").run(),
-                           _markdown_of("memory_natural"))
-    locomo_sec = _section("locomo_recall", "## Memory recall on LoCoMo", lambda: _import("locomo_recall").run(),
-                          _markdown_of("locomo_recall"))
     widget_sec = _section("widget", "## Widget size", _widget_size, _widget_markdown)
     # Last: it starts its own MariaDB and, on a first run, embeds for ~15 minutes.
     retrieval_sec = _section("retrieval_eval", "## Retrieval quality",
@@ -441,10 +423,10 @@ def main(argv: list[str] | None = None) -> int:
                              _markdown_of("retrieval_eval"))
     if not standalone_secs:  # MariaDB failed: the parts that need none still run
         standalone_secs = _standalone(list(STANDALONE), None, master_key, args.quick)
-    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec, natural_sec, locomo_sec,
+    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec,
                 retrieval_sec, widget_sec, wp_sec, *standalone_secs]
-    for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec, natural_sec,
-              locomo_sec, widget_sec, retrieval_sec, *standalone_secs):  # run order
+    for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec,
+              widget_sec, retrieval_sec, *standalone_secs):  # run order
         run["timings"].append((s.heading.lstrip("# ").lower(), s.seconds))
 
     run["loadavg_end"] = loadavg()
@@ -493,6 +475,11 @@ STANDALONE = {
     "isolation": ("## Site isolation", True,
                   lambda mdb, key, quick: _import("isolation").run(mdb, Keyring(key), quick=quick)),
     "load": ("## Load: many visitors at once", False, lambda mdb, key, quick: _import("load").run(quick=quick)),
+    "memory_natural": ("## Memory on natural speech", False,
+                       lambda mdb, key, quick: _import("memory_natural").run()),
+    "locomo_recall": ("## Memory recall on LoCoMo", False, lambda mdb, key, quick: _import("locomo_recall").run()),
+    "galera": ("## Galera: three nodes behind HAProxy", False,
+               lambda mdb, key, quick: _import("galera").run(quick=quick)),
     "streaming": ("## Streamed answers in the widget", True,
                   lambda mdb, key, quick: _import("streaming").run(quick=quick, db_url=mdb.url)),
 }

@@ -21,19 +21,18 @@ for whole (the widget told by Site Health that streams are buffered) are the com
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import secrets
-import statistics
 import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-WP_ENV = ROOT / "scripts" / "wp-env"
+from . import wordpress
+from .markdown import table
+
 CHROMIUM = "/usr/bin/chromium"
 TURNS = 8
 FIRST_DELAY = 0.8      # seconds before the vendor's first text
@@ -49,18 +48,6 @@ REPLY = ("Yes, we can do that in our workshop on Telliskivi street. Most jobs li
 FIRST_SENTENCE = REPLY.split(". ")[0] + "."
 
 
-def _pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    k = (len(s) - 1) * p
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
-def _summary(values: list[float]) -> dict:
-    return {"n": len(values), "p50": _pct(values, 0.5), "p90": _pct(values, 0.9), "mean": statistics.fmean(values),
-            "min": min(values), "max": max(values)}
-
-
 class VendorClock:
     """Timestamps what the fake vendor writes: each stream's start (the sidecar's call) and
     each chunk as it leaves (time.time() once the chunk is written and flushed)."""
@@ -70,7 +57,7 @@ class VendorClock:
         self._lock = threading.Lock()
 
     def install(self):
-        from tests.fakes import anthropic_server
+        from testbed import anthropic_server
         original = anthropic_server.send_event_stream
         clock = self
 
@@ -115,31 +102,6 @@ def _vendor_times(record: dict) -> dict:
     return {"called": record["called"], "first": texts[0][0], "sentence": sentence, "last": texts[-1][0]}
 
 
-def _php(wp_dir: Path, code: str) -> str:
-    proc = subprocess.run(["php", str(ROOT / "tests" / "wp" / "wp_eval.php"), str(wp_dir), "admin"], input=code,
-                          capture_output=True, text=True, timeout=60)
-    if proc.returncode:
-        raise RuntimeError(proc.stderr)
-    return proc.stdout
-
-
-def _sidecar_database(server_url: str, name: str) -> str:
-    from sqlalchemy import text
-
-    from sidecar.db import create_engine
-    from sidecar.migrate import migrate
-    admin = create_engine(server_url + "/mysql")
-    with admin.begin() as conn:
-        conn.execute(text(f"DROP DATABASE IF EXISTS `{name}`"))
-        conn.execute(text(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    admin.dispose()
-    url = f"{server_url}/{name}"
-    engine = create_engine(url)
-    migrate(engine)
-    engine.dispose()
-    return url
-
-
 def _register_site(database_url: str, master_key: bytes, site_id: str, secret: str) -> None:
     from sidecar import documents
     from sidecar.crypto import Keyring
@@ -175,8 +137,8 @@ WATCH = """() => {
 def _turns(page, fake, vendor, clock, n: int, streamed: bool) -> list[dict]:
     """`n` turns in the open widget. Asked for whole, the vendor answers whole after as long as
     the stream takes (its first delay and its writing time), so only the delivery differs."""
-    from tests.fakes.anthropic_server import delay, reply_json
-    from tests.fakes.anthropic_server import streamed as paced_reply
+    from testbed.anthropic_server import delay, reply_json
+    from testbed.anthropic_server import streamed as paced_reply
     out = []
     for i in range(n):
         reply = {"reply": REPLY, "quick_replies": ["Opening hours"], "action": "none", "unanswered": False,
@@ -223,11 +185,11 @@ def _turns(page, fake, vendor, clock, n: int, streamed: bool) -> list[dict]:
 def run(turns: int = TURNS, db_url: str | None = None, quick: bool = False) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from tests.fakes.anthropic_server import FakeAnthropic
-    from tests.wp.fake_sidecar import FakeSidecar
-    from tests.wp.sidecar_process import RtacServe
+    from testbed.anthropic_server import FakeAnthropic
+    from testbed.fake_sidecar import FakeSidecar
+    from testbed.sidecar_process import RtacServe
 
-    from .db import LocalMariaDB, free_port
+    from .db import LocalMariaDB, free_port, migrated_database
 
     if quick:
         turns = min(turns, 3)
@@ -244,30 +206,22 @@ def run(turns: int = TURNS, db_url: str | None = None, quick: bool = False) -> d
         if db_url is None:
             mdb = LocalMariaDB().__enter__()
             db_url = mdb.url
-        database_url = _sidecar_database(db_url, "rtac_bench_stream")
+        database_url = migrated_database(db_url, "rtac_bench_stream")
         _register_site(database_url, master_key, site_id, secret)
         with FakeAnthropic() as vendor, RtacServe(
                 database_url, master_key, work / "sidecar.log",
                 {"RTAC_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "bench-key",
                  "ANTHROPIC_BASE_URL": vendor.base_url}) as sidecar:
             fake.set_proxy(sidecar.url)
-            env = {**os.environ, "WP_ENV_DISABLE_CRON": "1"}
-            subprocess.run([str(WP_ENV), "start", str(wp_dir), str(port), f"{db_url}/rtac_bench_stream_wp",
-                            fake.url, site_id, secret], check=True, env=env, capture_output=True, timeout=300)
-            _php(wp_dir, """
-                update_option('rtac_profile', ['name' => 'Rattakoda', 'about' => 'Bicycle workshop in Tallinn.',
-                    'hours' => "Mon–Fri 10:00–19:00\\nSat 10:00–16:00", 'phone' => '+372 5555 0101',
-                    'email' => 'info@rattakoda.example', 'address' => 'Telliskivi 60a, Tallinn', 'booking_url' => '']);
-                update_option('rtac_limits', ['per_ip' => 100000, 'per_visitor' => 100000]);
-                delete_option('rtac_streaming');
-                return true;""")
+            wordpress.start(wp_dir, port, f"{db_url}/rtac_bench_stream_wp", fake.url, site_id, secret)
+            wordpress.wp_eval(wp_dir, wordpress.BUSINESS_PHP + "delete_option('rtac_streaming'); return true;")
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
                 pages = {}
                 for mode in ("streamed", "whole"):
                     if mode == "whole":  # the widget of a page served where Site Health found streams buffered
-                        _php(wp_dir, "update_option('rtac_streaming', ['state' => 'buffered', 'checked' => time(), "
+                        wordpress.wp_eval(wp_dir, "update_option('rtac_streaming', ['state' => 'buffered', 'checked' => time(), "
                                      "'spread_ms' => 0, 'sent_ms' => 800]); return true;")
                     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
                     page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
@@ -281,14 +235,14 @@ def run(turns: int = TURNS, db_url: str | None = None, quick: bool = False) -> d
                     for mode, page in pages.items():
                         results[mode] += _turns(page, fake, vendor, clock, 1, mode == "streamed")
                 browser.close()
-        php = subprocess.run(["php", "-r", "echo PHP_VERSION;"], capture_output=True, text=True).stdout
+        php = wordpress.php_version()
         keys = ["request_to_first_ms", "request_to_done_ms", "wordpress_ms", "before_vendor_ms", "vendor_first_ms",
                 "vendor_writing_ms", "sentence_to_visible_ms", "last_to_done_ms"]
         return {"turns": turns, "php": php, "cores": os.cpu_count(), "load": os.getloadavg(),
                 "reply_chars": len(REPLY), "first_sentence_chars": len(FIRST_SENTENCE),
                 "pace": {"first_delay_s": FIRST_DELAY, "chunk_chars": CHUNK_CHARS, "interval_s": INTERVAL},
-                "streamed": {k: _summary([r[k] for r in results["streamed"]]) for k in keys},
-                "whole": {k: _summary([r[k] for r in results["whole"]]) for k in keys[:3]},
+                "streamed": {k: wordpress.summary([r[k] for r in results["streamed"]]) for k in keys},
+                "whole": {k: wordpress.summary([r[k] for r in results["whole"]]) for k in keys[:3]},
                 "pieces_seen": [r["pieces_seen"] for r in results["streamed"]],
                 "within_target": sum(r["sentence_to_visible_ms"] <= TARGET_MS for r in results["streamed"])}
     except Exception:
@@ -298,19 +252,34 @@ def run(turns: int = TURNS, db_url: str | None = None, quick: bool = False) -> d
         raise
     finally:
         uninstall()
-        subprocess.run([str(WP_ENV), "stop", str(wp_dir)], capture_output=True, timeout=60)
+        wordpress.stop(wp_dir)
         fake.stop()
         if mdb is not None:
             mdb.__exit__(None, None, None)
         subprocess.run(["rm", "-rf", str(work)], check=False)
 
 
-def _row(label: str, s: dict) -> str:
-    return f"| {label} | {s['n']} | {s['p50']:.0f} | {s['p90']:.0f} | {s['mean']:.0f} | {s['min']:.0f} | {s['max']:.0f} |"
+# The table's rows: label, mode (streamed / whole), figure.
+ROWS = [
+    ("**streamed: request -> first text visible**", "streamed", "request_to_first_ms"),
+    ("**streamed: request -> whole reply visible**", "streamed", "request_to_done_ms"),
+    ("whole (no stream): request -> reply visible", "whole", "request_to_done_ms"),
+    ("whole: WordPress boot + plugin, until the turn is handed on", "whole", "wordpress_ms"),
+    ("WordPress boot + plugin, until the turn is handed on", "streamed", "wordpress_ms"),
+    ("sidecar before the vendor call (retrieval, query embedding, prompt)", "streamed", "before_vendor_ms"),
+    ("vendor: call -> first text (scripted)", "streamed", "vendor_first_ms"),
+    ("vendor: first text -> last text (scripted pace)", "streamed", "vendor_writing_ms"),
+    (f"**added: vendor's first complete sentence -> visible** (target {TARGET_MS})", "streamed",
+     "sentence_to_visible_ms"),
+    ("added: vendor's last text -> whole reply visible", "streamed", "last_to_done_ms"),
+]
+
+
+def _row(label: str, s: dict) -> list:
+    return [label, s["n"], *(f"{s[k]:.0f}" for k in ("p50", "p90", "mean", "min", "max"))]
 
 
 def markdown(r: dict) -> str:
-    s, w = r["streamed"], r["whole"]
     return "\n".join([
         "## Streamed answers in the widget",
         "",
@@ -325,34 +294,20 @@ def markdown(r: dict) -> str:
         "takes nominally (first delay plus writing time). Times in ms, on one clock (the page's and the fake "
         "vendor's).",
         "",
-        "| ms | n | p50 | p90 | mean | min | max |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        _row("**streamed: request -> first text visible**", s["request_to_first_ms"]),
-        _row("**streamed: request -> whole reply visible**", s["request_to_done_ms"]),
-        _row("whole (no stream): request -> reply visible", w["request_to_done_ms"]),
-        _row("whole: WordPress boot + plugin, until the turn is handed on", w["wordpress_ms"]),
-        _row("WordPress boot + plugin, until the turn is handed on", s["wordpress_ms"]),
-        _row("sidecar before the vendor call (retrieval, query embedding, prompt)", s["before_vendor_ms"]),
-        _row("vendor: call -> first text (scripted)", s["vendor_first_ms"]),
-        _row("vendor: first text -> last text (scripted pace)", s["vendor_writing_ms"]),
-        _row(f"**added: vendor's first complete sentence -> visible** (target {TARGET_MS})",
-             s["sentence_to_visible_ms"]),
-        _row("added: vendor's last text -> whole reply visible", s["last_to_done_ms"]),
+        *table(["ms", "n", "p50", "p90", "mean", "min", "max"],
+               (_row(label, r[mode][key]) for label, mode, key in ROWS)),
         "",
         f"First text within {TARGET_MS} ms of the vendor's first complete sentence in {r['within_target']} of "
         f"{r['turns']} turns; distinct texts the widget showed per streamed turn: {r['pieces_seen']}. \"Added\" "
         "holds the sidecar's sentence cut and price check, the recording pass-through in front of it, the plugin's "
         "relay and the widget; the time before the vendor call is WordPress's and the sidecar's alone and does not "
-        f"depend on streaming. Machine: {r['cores']} cores, load average at the end {r['load'][0]:.2f} "
-        f"{r['load'][1]:.2f} {r['load'][2]:.2f}.",
+        "depend on streaming. " + wordpress.machine(r),
         "",
     ])
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--turns", type=int, default=TURNS)
-    ap.add_argument("--db-url", help="an existing MariaDB server URL (default: start a throwaway one)")
+    ap = wordpress.arguments(__doc__, TURNS)
     ap.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
     args = ap.parse_args()
     result = run(turns=args.turns, db_url=args.db_url)

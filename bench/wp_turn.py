@@ -1,7 +1,7 @@
 """The WordPress plugin's own time per chat turn, and the widget's gzipped size.
 
 A real WordPress (Debian's package, scripts/wp-env, `php -S` with OPcache) with the rtac plugin
-talks to an instant fake sidecar (tests/wp/fake_sidecar.py: verifies the signature, answers at
+talks to an instant fake sidecar (testbed/fake_sidecar.py: verifies the signature, answers at
 once, and times itself). Each measured turn is a `POST /wp-json/rtac/v1/chat` as the widget
 sends it, with the visitor cookie and conversation id of the visitor's conversation; the
 plugin's time is the client's wall time minus the fake's own time for that turn's /v1/chat.
@@ -14,37 +14,28 @@ call on the loopback, and building the reply. For scale, the same route refused 
 """
 from __future__ import annotations
 
-import argparse
 import gzip
 import http.client
 import json
 import os
 import secrets
-import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-WP_ENV = ROOT / "scripts" / "wp-env"
+from . import wordpress
+from .markdown import table
+from .wordpress import ROOT
+
 ASSETS = ROOT / "wp-plugin" / "assets"
 TURNS = 200
 WARMUP = 20
 TURNS_PER_VISITOR = 10
 
 
-def _pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    k = (len(s) - 1) * p
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
 def _summary(values_s: list[float]) -> dict:
-    ms = [v * 1000 for v in values_s]
-    return {"n": len(ms), "p50": _pct(ms, 0.5), "p90": _pct(ms, 0.9), "p99": _pct(ms, 0.99),
-            "mean": statistics.fmean(ms), "min": min(ms), "max": max(ms)}
+    return wordpress.summary([v * 1000 for v in values_s])
 
 
 def widget_size() -> dict:
@@ -54,14 +45,6 @@ def widget_size() -> dict:
         out[name] = {"raw": len(data), "gzip": len(gzip.compress(data, compresslevel=9))}
     out["total_gzip"] = sum(v["gzip"] for v in out.values())
     return out
-
-
-def _php(wp_dir: Path, code: str) -> str:
-    proc = subprocess.run(["php", str(ROOT / "tests" / "wp" / "wp_eval.php"), str(wp_dir), "admin"], input=code,
-                          capture_output=True, text=True, timeout=60)
-    if proc.returncode:
-        raise RuntimeError(proc.stderr)
-    return proc.stdout
 
 
 def _post(port: int, path: str, body: dict, cookie: str | None) -> tuple[int, dict, str | None, float]:
@@ -81,8 +64,8 @@ def _post(port: int, path: str, body: dict, cookie: str | None) -> tuple[int, di
 
 
 def run(turns: int = TURNS, warmup: int = WARMUP, db_url: str | None = None) -> dict:
+    from testbed.fake_sidecar import FakeSidecar
     from sidecar.demo import pinned
-    from tests.wp.fake_sidecar import FakeSidecar
 
     from .db import LocalMariaDB, free_port
 
@@ -95,16 +78,9 @@ def run(turns: int = TURNS, warmup: int = WARMUP, db_url: str | None = None) -> 
         if db_url is None:
             mdb = LocalMariaDB().__enter__()
             db_url = mdb.url
-        env = {**os.environ, "WP_ENV_DISABLE_CRON": "1"}
-        subprocess.run([str(WP_ENV), "start", str(wp_dir), str(port), f"{db_url}/rtac_bench_wp", fake.url,
-                        site_id, secret], check=True, env=env, capture_output=True, timeout=300)
+        wordpress.start(wp_dir, port, f"{db_url}/rtac_bench_wp", fake.url, site_id, secret)
         price_list = next(e for e in pinned("en") if e["title"] == "Price list")
-        _php(wp_dir, f"""
-            update_option('rtac_profile', ['name' => 'Rattakoda', 'about' => 'Bicycle workshop in Tallinn.',
-                'hours' => "Mon–Fri 10:00–19:00\\nSat 10:00–16:00", 'phone' => '+372 5555 0101',
-                'email' => 'info@rattakoda.example', 'address' => 'Telliskivi 60a, Tallinn', 'booking_url' => '']);
-            // The default limits' code path (counters read and written each turn), never reached.
-            update_option('rtac_limits', ['per_ip' => 100000, 'per_visitor' => 100000]);
+        wordpress.wp_eval(wp_dir, wordpress.BUSINESS_PHP + f"""
             Rtac_Knowledge_Base::create_entry({json.dumps(price_list['title'])}, {json.dumps(price_list['content'])}, 'en', true);
             return true;""")
 
@@ -138,23 +114,22 @@ def run(turns: int = TURNS, warmup: int = WARMUP, db_url: str | None = None) -> 
                 s, _, _, e = _post(port, "/wp-json/rtac/v1/chat", {"message": ""}, None)
                 if s == 400:
                     floor.append(e)
-        php = subprocess.run(["php", "-r", "echo PHP_VERSION;"], capture_output=True, text=True).stdout
-        wp_version = _php(wp_dir, "return $GLOBALS['wp_version'];").strip('"')
+        php = wordpress.php_version()
+        wp_version = wordpress.wp_eval(wp_dir, "return $GLOBALS['wp_version'];").strip('"')
         return {"turns": turns, "warmup": warmup, "plugin": _summary(plugin), "total": _summary(total),
                 "fake": _summary(fake_own), "floor": _summary(floor), "php": php, "wordpress": wp_version,
                 "pinned_chars": sum(len(p["content"]) for p in fake.chats()[-1]["pinned"]),
                 "widget": widget_size(), "cores": os.cpu_count(), "load": os.getloadavg()}
     finally:
-        subprocess.run([str(WP_ENV), "stop", str(wp_dir)], capture_output=True, timeout=60)
+        wordpress.stop(wp_dir)
         subprocess.run(["rm", "-rf", str(wp_dir)], check=False)
         fake.stop()
         if mdb is not None:
             mdb.__exit__(None, None, None)
 
 
-def _row(label: str, s: dict) -> str:
-    return (f"| {label} | {s['n']} | {s['p50']:.1f} | {s['p90']:.1f} | {s['p99']:.1f} | {s['mean']:.1f} | "
-            f"{s['max']:.1f} |")
+def _row(label: str, s: dict) -> list:
+    return [label, s["n"], *(f"{s[k]:.1f}" for k in ("p50", "p90", "p99", "mean", "max"))]
 
 
 def markdown(r: dict) -> str:
@@ -168,31 +143,25 @@ def markdown(r: dict) -> str:
         "pinned context per turn (business profile + a pinned knowledge-base price list). Plugin time = the "
         "client's wall time minus the fake sidecar's own time for that turn.",
         "",
-        "| ms per turn | n | p50 | p90 | p99 | mean | max |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        _row("**plugin (WordPress + rtac, no sidecar)**", r["plugin"]),
-        _row("whole request as the client saw it", r["total"]),
-        _row("the fake sidecar's own time", r["fake"]),
-        _row("same route refused with 400 (WordPress + REST only)", r["floor"]),
+        *table(["ms per turn", "n", "p50", "p90", "p99", "mean", "max"], [
+            _row("**plugin (WordPress + rtac, no sidecar)**", r["plugin"]),
+            _row("whole request as the client saw it", r["total"]),
+            _row("the fake sidecar's own time", r["fake"]),
+            _row("same route refused with 400 (WordPress + REST only)", r["floor"]),
+        ]),
         "",
         f"The plugin's own share above WordPress's floor: p50 {r['plugin']['p50'] - r['floor']['p50']:.1f} ms. "
-        f"Machine: {r['cores']} cores, load average at the end {r['load'][0]:.2f} {r['load'][1]:.2f} "
-        f"{r['load'][2]:.2f}.",
+        + wordpress.machine(r),
         "",
         "## Chat widget size",
         "",
-        "| file | raw bytes | gzip -9 bytes |",
-        "|---|---:|---:|",
-        f"| widget.js | {w['widget.js']['raw']:,} | {w['widget.js']['gzip']:,} |",
-        f"| widget.css | {w['widget.css']['raw']:,} | {w['widget.css']['gzip']:,} |",
-        f"| **total** | | **{w['total_gzip']:,}** |",
+        *table(["file", "raw bytes", "gzip -9 bytes"],
+               [*([name, f"{w[name]['raw']:,}", f"{w[name]['gzip']:,}"] for name in ("widget.js", "widget.css")),
+                ["**total**", "", f"**{w['total_gzip']:,}**"]]),
         "",
     ])
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--turns", type=int, default=TURNS)
-    ap.add_argument("--db-url", help="an existing MariaDB server URL (default: start a throwaway one)")
-    args = ap.parse_args()
+    args = wordpress.arguments(__doc__, TURNS).parse_args()
     print(markdown(run(turns=args.turns, db_url=args.db_url)))

@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 from . import config as config_module
 from .config import Config
 from .db import serving_engine
-from .errors import DatabaseUnavailable, RtacError
+from .errors import DatabaseUnavailable, RtacError, error_body
 from .inflight import Gate, InflightLimit
 from .services import Services
 
@@ -47,7 +47,7 @@ def create_app(config: Config | None = None, services: Services | None = None) -
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(exc.code, "http_error")
-        return {"error": {"code": code, "message": exc.description or exc.name, "retryable": False}}, exc.code
+        return error_body(code, exc.description or exc.name, retryable=False), exc.code
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(PoolTimeout)  # every pooled connection busy past the pool's wait
@@ -59,7 +59,7 @@ def create_app(config: Config | None = None, services: Services | None = None) -
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         log.exception("unhandled error")
-        return {"error": {"code": "internal_error", "message": "internal error", "retryable": True}}, 500
+        return error_body("internal_error", "internal error", retryable=True), 500
 
     app.wsgi_app = InflightLimit(app.wsgi_app, Gate(services.config.max_inflight))
     return app

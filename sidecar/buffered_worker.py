@@ -26,6 +26,8 @@ from functools import partial
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from .errors import error_body
+
 # The threaded worker's structure this builds on (gunicorn 27): fail at start, not mid-request.
 if not all(hasattr(ThreadWorker, name) for name in
            ("murder_pending", "finish_request", "enqueue_req", "on_client_socket_readable")):
@@ -37,8 +39,8 @@ HEAD_LIMIT = 64 * 1024  # bigger headers go to the parser as they are, which ref
 BODY_LIMIT = 4 * 1024 * 1024  # a body bigger than this is read by the thread (and refused there)
 
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
-_TIMEOUT_BODY = json.dumps({"error": {"code": "request_timeout", "retryable": True,
-                                      "message": f"the request did not arrive within {REQUEST_TIMEOUT:g} s"}}).encode()
+_TIMEOUT_BODY = json.dumps(error_body("request_timeout", f"the request did not arrive within {REQUEST_TIMEOUT:g} s",
+                                      retryable=True)).encode()
 _TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n"
                      b"Content-Length: " + str(len(_TIMEOUT_BODY)).encode() + b"\r\nConnection: close\r\n\r\n"
                      + _TIMEOUT_BODY)

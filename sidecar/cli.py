@@ -10,7 +10,10 @@ import urllib.error
 import urllib.request
 
 from . import config as config_module
-from .errors import RtacError
+from .errors import RtacError, UsageError
+
+
+ERROR_EXIT = 2  # a command refused, as argparse exits for an argument it refuses
 
 
 def _config():
@@ -83,14 +86,12 @@ def cmd_site_rotate_secret(args) -> int:
 def cmd_site_remove(args) -> int:
     from .sites import remove_site
     if not args.yes:
-        print(f"rtac: this deletes site {args.site_id} and everything of it (pages, customers' memories and "
-              "conversations, unanswered questions, usage); it cannot be undone. Run again with --yes to do it.",
-              file=sys.stderr)
-        return 2
+        raise UsageError(f"this deletes site {args.site_id} and everything of it (pages, customers' memories and "
+                         "conversations, unanswered questions, usage); it cannot be undone. Run again with --yes "
+                         "to do it.")
     cfg = _config()
     if not remove_site(_engine(cfg), args.site_id):
-        print(f"rtac: unknown site {args.site_id!r}", file=sys.stderr)
-        return 2
+        raise UsageError(f"unknown site {args.site_id!r}")
     print(f"site {args.site_id} removed, with everything of it.")
     return 0
 
@@ -98,12 +99,16 @@ def cmd_site_remove(args) -> int:
 def cmd_site_budget(args) -> int:
     from . import spending
     from .sites import SiteRegistry
+    usd = None
+    if args.daily_usd is not None:
+        try:
+            usd = spending.parse_daily_usd(args.daily_usd)
+        except ValueError as exc:
+            raise UsageError(f"daily_usd: {exc}") from None
     cfg = _config()
     engine = _engine(cfg)
-    if args.clear:
-        spending.set_daily_budget(engine, args.site_id, None)
-    elif args.daily_usd is not None:
-        spending.set_daily_budget(engine, args.site_id, args.daily_usd)
+    if args.clear or usd is not None:
+        spending.set_daily_budget(engine, args.site_id, usd)
     site = SiteRegistry(engine, _keyring(cfg)).require(args.site_id)
     with engine.connect() as conn:
         status = spending.budget_status(conn, site, cfg)
@@ -235,13 +240,13 @@ def cmd_chat(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from sqlalchemy import func, select, text
+    from sqlalchemy import func, select
 
     from . import tables as t
     from .migrate import migrations
     from .pricing import min_cacheable_tokens
     from .prompt import stable_system
-    from .providers import make_provider
+    from .providers import PROVIDERS, make_provider
     from .providers.base import GroundingEntry
     ok = True
     try:
@@ -254,8 +259,8 @@ def cmd_doctor(args) -> int:
     try:
         engine = _engine(cfg)
         with engine.connect() as conn:
-            version = conn.execute(text("SELECT VERSION()")).scalar_one()
-            done = {r[0] for r in conn.execute(text("SELECT version FROM rtac_schema_migrations"))}
+            version = conn.execute(select(func.version())).scalar_one()
+            done = set(conn.execute(select(t.schema_migrations.c.version)).scalars())
             missing = [name for name, _ in migrations() if name not in done]
             sites = conn.execute(select(func.count()).select_from(t.sites)).scalar_one()
         state = "ok  " if not missing else "FAIL"
@@ -265,10 +270,11 @@ def cmd_doctor(args) -> int:
         ok = False
         print(f"database  FAIL  {exc.__class__.__name__}: {str(exc).splitlines()[0]}")
     try:
-        provider = make_provider(cfg.provider, cfg)
-        model = cfg.model or provider.default_model
-        print(f"provider  ok    {provider.name}, model {model}"
-              + (" (offline: no vendor key; answers quote the site's own information)" if provider.name == "offline" else ""))
+        spec = PROVIDERS[cfg.provider]
+        provider = make_provider(spec.name, cfg)
+        model = cfg.model or spec.default_model
+        print(f"provider  ok    {spec.name}, model {model}"
+              + ("" if spec.key_env else " (offline: no vendor key; answers quote the site's own information)"))
     except RtacError as exc:
         ok = False
         print(f"provider  FAIL  {exc.message}")
@@ -425,8 +431,7 @@ def cmd_rotate(args) -> int:
     if args.new_key is not None:
         # Re-wrapping to a key the running sidecars do not hold strands every customer
         # they serve until they restart.
-        print("rtac: --new-key is no longer used.\n" + _ROTATION_STEPS, file=sys.stderr)
-        return 2
+        raise UsageError("--new-key is no longer used.\n" + _ROTATION_STEPS)
     cfg = _config()
     engine = _engine(cfg)
     keyring = _keyring(cfg)
@@ -451,9 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except RtacError as exc:
+    except RtacError as exc:  # a UsageError, or an error of what the command asked
         print(f"rtac: {exc.message}", file=sys.stderr)
-        return 2
+        return ERROR_EXIT
 
 
 if __name__ == "__main__":

@@ -22,17 +22,20 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from .embedders import EMBEDDERS
 from .errors import ConfigError
+from .providers import PROVIDERS
 
-PROVIDERS = ("anthropic", "openai", "gemini", "offline")
-EMBEDDERS = ("local", "openai", "gemini")
-PROVIDER_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY"}
+# Every plug-in's API key and address variables, as the plug-ins declare them; one
+# vendor's provider and embedder share theirs, so each is read once.
+_PLUGINS = (*PROVIDERS, *EMBEDDERS)
+KEY_ENV = {spec.name: spec.key_env for spec in _PLUGINS if spec.key_env}
+BASE_URL_ENV = {spec.name: spec.base_url_env for spec in _PLUGINS if spec.base_url_env}
 
 _KEYS = (
     "RTAC_DATABASE_URL", "RTAC_MASTER_KEY", "RTAC_PROVIDER", "RTAC_MODEL", "RTAC_FALLBACK_PROVIDERS",
     "RTAC_EMBEDDER", "RTAC_EMBEDDING_MODEL", "RTAC_EMBEDDING_BASE_URL",
-    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "GEMINI_API_KEY", "RTAC_GEMINI_BASE_URL",
+    *KEY_ENV.values(), *BASE_URL_ENV.values(),
     "RTAC_CONTEXT_CHARS", "RTAC_HISTORY_TURNS", "RTAC_RETENTION_DAYS", "RTAC_MAX_TOKENS",
     "RTAC_PROVIDER_TIMEOUT", "RTAC_MAX_BODY_BYTES", "RTAC_TURN_DEADLINE", "RTAC_PROVIDER_ATTEMPTS",
     "RTAC_MAX_INFLIGHT",
@@ -44,14 +47,16 @@ RETRIEVALS = ("hybrid", "fulltext")
 
 @dataclass(frozen=True)
 class Config:
+    """The settings; a field's default is its setting's, the one `load` falls back to."""
+
     database_url: str
     master_key: bytes = field(repr=False)
     # Master keys still accepted for unwrapping during a rotation (see the module's notes).
     previous_master_keys: tuple[bytes, ...] = field(default=(), repr=False)
-    provider: str = "offline"
-    model: str = ""
+    provider: str = PROVIDERS.default
+    model: str = ""  # "" : the provider's default model
     fallback_providers: tuple[str, ...] = ()
-    embedder: str = "local"
+    embedder: str = EMBEDDERS.default
     embedding_model: str = ""
     embedding_base_url: str = ""
     api_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -71,7 +76,7 @@ class Config:
     # is answered 503 at once (retryable), never queued.
     max_inflight: int = 128
     memory: bool = True
-    memory_recall_distance: float = 0.130
+    memory_recall_distance: float = 0.120
     memory_forget_distance: float = 0.125
     memory_dedup_distance: float = 0.12
     memory_cap: int = 1000
@@ -178,30 +183,25 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("RTAC_MASTER_KEY is not set (base64 of 32 bytes; try: openssl rand -base64 32)")
     master_key = decode_master_key(values["RTAC_MASTER_KEY"])
 
-    api_keys = {p: values.get(k, "").strip() for p, k in PROVIDER_KEY_ENV.items() if values.get(k, "").strip()}
+    api_keys = _by_plugin(values, KEY_ENV)
     provider = values.get("RTAC_PROVIDER", "").strip().lower() or default_provider(api_keys)
     if provider not in PROVIDERS:
-        raise ConfigError(f"RTAC_PROVIDER must be one of {', '.join(PROVIDERS)}, got {provider!r}")
+        raise ConfigError(f"RTAC_PROVIDER must be one of {', '.join(PROVIDERS.names)}, got {provider!r}")
     fallbacks = tuple(p.strip().lower() for p in values.get("RTAC_FALLBACK_PROVIDERS", "").split(",") if p.strip())
     for p in fallbacks:
         if p not in PROVIDERS:
             raise ConfigError(f"RTAC_FALLBACK_PROVIDERS: unknown provider {p!r}")
-    embedder = values.get("RTAC_EMBEDDER", "local").strip().lower() or "local"
+    embedder = values.get("RTAC_EMBEDDER", "").strip().lower() or EMBEDDERS.default
     if embedder not in EMBEDDERS:
-        raise ConfigError(f"RTAC_EMBEDDER must be one of {', '.join(EMBEDDERS)}, got {embedder!r}")
+        raise ConfigError(f"RTAC_EMBEDDER must be one of {', '.join(EMBEDDERS.names)}, got {embedder!r}")
 
-    retrieval = values.get("RTAC_RETRIEVAL", "hybrid").strip().lower() or "hybrid"
+    retrieval = values.get("RTAC_RETRIEVAL", "").strip().lower() or Config.retrieval
     if retrieval not in RETRIEVALS:
         raise ConfigError(f"RTAC_RETRIEVAL must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
 
-    base_urls = {
-        name: values[key].strip()
-        for name, key in (("anthropic", "ANTHROPIC_BASE_URL"), ("openai", "OPENAI_BASE_URL"),
-                          ("gemini", "RTAC_GEMINI_BASE_URL"))
-        if values.get(key, "").strip()
-    }
-    timeout = _positive(values, "RTAC_PROVIDER_TIMEOUT", 30.0)
-    deadline = _positive(values, "RTAC_TURN_DEADLINE", 40.0)
+    base_urls = _by_plugin(values, BASE_URL_ENV)
+    timeout = _positive(values, "RTAC_PROVIDER_TIMEOUT", Config.provider_timeout)
+    deadline = _positive(values, "RTAC_TURN_DEADLINE", Config.turn_deadline)
 
     return Config(
         database_url=database_url,
@@ -215,28 +215,31 @@ def load(environ: Mapping[str, str] | None = None) -> Config:
         embedding_base_url=values.get("RTAC_EMBEDDING_BASE_URL", "").strip(),
         api_keys=api_keys,
         base_urls=base_urls,
-        context_chars=_int(values, "RTAC_CONTEXT_CHARS", 24000, minimum=1000),
-        history_turns=_int(values, "RTAC_HISTORY_TURNS", 6),
-        retention_days=_int(values, "RTAC_RETENTION_DAYS", 30, minimum=1),
-        max_tokens=_int(values, "RTAC_MAX_TOKENS", 1024, minimum=64),
+        context_chars=_int(values, "RTAC_CONTEXT_CHARS", Config.context_chars, minimum=1000),
+        history_turns=_int(values, "RTAC_HISTORY_TURNS", Config.history_turns),
+        retention_days=_int(values, "RTAC_RETENTION_DAYS", Config.retention_days, minimum=1),
+        max_tokens=_int(values, "RTAC_MAX_TOKENS", Config.max_tokens, minimum=64),
         provider_timeout=timeout,
         turn_deadline=deadline,
-        provider_attempts=_int(values, "RTAC_PROVIDER_ATTEMPTS", 3, minimum=1),
-        max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=64 * 1024),
-        max_inflight=_int(values, "RTAC_MAX_INFLIGHT", 128, minimum=1),
-        memory=_switch(values, "RTAC_MEMORY", True),
-        memory_recall_distance=_positive(values, "RTAC_MEMORY_RECALL_DISTANCE", 0.130),
-        memory_forget_distance=_positive(values, "RTAC_MEMORY_FORGET_DISTANCE", 0.125),
-        memory_dedup_distance=_positive(values, "RTAC_MEMORY_DEDUP_DISTANCE", 0.12),
-        memory_cap=_int(values, "RTAC_MEMORY_CAP", 1000, minimum=10),
+        provider_attempts=_int(values, "RTAC_PROVIDER_ATTEMPTS", Config.provider_attempts, minimum=1),
+        max_body_bytes=_int(values, "RTAC_MAX_BODY_BYTES", Config.max_body_bytes, minimum=64 * 1024),
+        max_inflight=_int(values, "RTAC_MAX_INFLIGHT", Config.max_inflight, minimum=1),
+        memory=_switch(values, "RTAC_MEMORY", Config.memory),
+        memory_recall_distance=_positive(values, "RTAC_MEMORY_RECALL_DISTANCE", Config.memory_recall_distance),
+        memory_forget_distance=_positive(values, "RTAC_MEMORY_FORGET_DISTANCE", Config.memory_forget_distance),
+        memory_dedup_distance=_positive(values, "RTAC_MEMORY_DEDUP_DISTANCE", Config.memory_dedup_distance),
+        memory_cap=_int(values, "RTAC_MEMORY_CAP", Config.memory_cap, minimum=10),
         retrieval=retrieval,
         daily_budget_usd=_money(values, "RTAC_DAILY_BUDGET_USD"),
     )
 
 
+def _by_plugin(values: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
+    """Plug-in name -> the value of its variable in `env`, for the variables set."""
+    return {name: values[key].strip() for name, key in env.items() if values.get(key, "").strip()}
+
+
 def default_provider(api_keys: Mapping[str, str]) -> str:
-    """With no RTAC_PROVIDER: the first vendor whose key is present, else offline."""
-    for name in ("anthropic", "openai", "gemini"):
-        if api_keys.get(name):
-            return name
-    return "offline"
+    """With no RTAC_PROVIDER: the first vendor (in the registry's order) whose key is
+    present, else the offline provider."""
+    return next((spec.name for spec in PROVIDERS if spec.key_env and api_keys.get(spec.name)), PROVIDERS.default)

@@ -24,10 +24,12 @@ import numpy as np
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 
 from . import tables as t
 from .clock import iso, utcnow
 from .crypto import Keyring
+from .db import TransactionConflict, is_duplicate
 from .langs import normalize_lang
 from .sites import Site
 from .spaces import Space, space_by_id
@@ -153,9 +155,12 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
                 provider: str, model: str, query: QueryVector | None = None,
                 sources: Sequence[Mapping] = (), lead_captured: bool = False, forgot: bool = False,
                 grounding: str | None = None) -> StoredTurn:
-    """Call inside the turn's write transaction. The conversation row is locked by its
-    update, so concurrent turns of one conversation get consecutive seq numbers (the
-    row's last_seq) and each adds its count and flags to the summary.
+    """Call inside the turn's write transaction, run with db.retrying. The conversation
+    row is locked by its update, so concurrent turns of one conversation get
+    consecutive seq numbers (the row's last_seq) and each adds its count and flags to
+    the summary. That lock is one node's: two nodes of a cluster may hand out the same
+    seq, and the loser's transaction fails (a certification failure at COMMIT, or the
+    unique (conversation, seq) key here) and runs again with a fresh one.
     `sources`: the documents shown to the model ({title, url}), sealed with the turn;
     `lead_captured`: the visitor had left contacts; `forgot`: memories were forgotten
     this turn; `grounding`: grounding_class() of the turn, None when unknown."""
@@ -174,9 +179,7 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
         # conversation since it was found; the turn then starts it again.
         is_new = found == 0
         if not is_new:
-            # The row as this transaction just wrote it: the latest, whatever the
-            # transaction read before.
-            seq = conn.execute(select(c.last_seq).where(c.id == conversation_id)).scalar_one()
+            seq = _next_seq(conn, conversation_id)
     if is_new:
         conn.execute(insert(t.conversations).values(id=conversation_id, site_id=space.site_id, space_id=space.id,
                                                     created_at=now, updated_at=now, lang=lang, turn_count=1,
@@ -188,11 +191,33 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
     if sources:
         content["sources"] = _sources(sources)
     sealed = seal_content(space, conversation_id, seq, content)
-    result = conn.execute(insert(t.turns).values(
-        site_id=space.site_id, space_id=space.id, conversation_id=conversation_id, seq=seq, lang=lang,
-        content_enc=sealed, action=action, provider=provider, model=model, created_at=now, grounding=grounding,
-        **flags))
+    try:
+        result = conn.execute(insert(t.turns).values(
+            site_id=space.site_id, space_id=space.id, conversation_id=conversation_id, seq=seq, lang=lang,
+            content_enc=sealed, action=action, provider=provider, model=model, created_at=now, grounding=grounding,
+            **flags))
+    except IntegrityError as exc:
+        if not is_duplicate(exc):
+            raise
+        # Another turn of the conversation took this seq (on another node of a cluster):
+        # the transaction runs again whole and allocates past it.
+        raise TransactionConflict(f"turn {seq} of a conversation was stored concurrently") from exc
     return StoredTurn(result.inserted_primary_key[0], conversation_id, seq)
+
+
+def _next_seq(conn: Connection, conversation_id: str) -> int:
+    """The seq of the turn being stored, once its update has locked the conversation
+    row and bumped last_seq: the row as this transaction just wrote it (the latest,
+    whatever the transaction read before), or past the conversation's last stored
+    turn when that is further (a counter behind the turns must not hand out a seq
+    that is taken)."""
+    c = t.conversations.c
+    seq = conn.execute(select(c.last_seq).where(c.id == conversation_id)).scalar_one()
+    top = conn.execute(select(func.max(t.turns.c.seq)).where(t.turns.c.conversation_id == conversation_id)).scalar()
+    if top is not None and top >= seq:
+        seq = top + 1
+        conn.execute(update(t.conversations).where(c.id == conversation_id).values(last_seq=seq))
+    return seq
 
 
 def purge_expired(conn: Connection, retention_days: int) -> int:

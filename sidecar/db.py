@@ -1,13 +1,22 @@
 """The database engine: SQLAlchemy Core over PyMySQL, one pool per process."""
 from __future__ import annotations
 
+import functools
+import logging
+import random
+import time
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 from sqlalchemy import create_engine as _create_engine
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError
 
 from .config import Config
-from .errors import ConfigError
+from .errors import ConfigError, DatabaseUnavailable
+
+log = logging.getLogger("rtac.db")
+T = TypeVar("T")
 
 # A turn holds a connection only around its short transactions (a few ms each, the
 # vendor call outside them), so a process holding ~100 turns needs far fewer connections
@@ -89,3 +98,101 @@ def _on_this_host(url) -> bool:
 def serving_engine(config: Config, **overrides) -> Engine:
     """The engine of a process that serves requests: waits sized from RTAC_TURN_DEADLINE."""
     return create_engine(config.database_url, waits=Waits.for_deadline(config.turn_deadline), **overrides)
+
+
+# --- transactions that lose to a concurrent one ----------------------------------------------
+
+# MySQL errors after which the same transaction, run again from its start, may succeed.
+# 1213: an InnoDB deadlock; on a Galera cluster also a certification failure (another
+# node committed a write to the same row first: the COMMIT fails) and a brute-force
+# abort (a write replicated from another node took a row this transaction held).
+# 1020: "record has changed since last read" (InnoDB snapshot isolation).
+# 1205: a lock wait timeout; retried once only, as it has cost a whole lock wait already.
+DEADLOCK = 1213
+RECORD_CHANGED = 1020
+LOCK_WAIT_TIMEOUT = 1205
+DUPLICATE_KEY = 1062
+_CONFLICTS = frozenset({DEADLOCK, RECORD_CHANGED})
+ATTEMPTS = 6
+# Pauses between attempts: random up to 20, 40, 80, 160, 320 ms (the jitter keeps two
+# losers from meeting again at once); at most ~0.6 s over all attempts.
+_PAUSE_BASE = 0.02
+
+
+class TransactionConflict(DatabaseUnavailable):
+    """Raised inside a transaction that must be run again whole, in a fresh one: it
+    read something a concurrent transaction has since changed (a row it cannot see in
+    its snapshot, a sequence number taken meanwhile). A `retrying` function runs
+    again on it; escaping every attempt it is answered like the database being away:
+    503, retryable."""
+
+    def __init__(self, message: str = "the database kept answering with conflicting writes; try again"):
+        super().__init__(message)
+
+
+def mysql_errno(exc: BaseException) -> int | None:
+    """The server's error number of a DBAPI error, None for anything else."""
+    orig = getattr(exc, "orig", None) if isinstance(exc, DBAPIError) else None
+    args = getattr(orig, "args", ())
+    return args[0] if args and isinstance(args[0], int) else None
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """The transaction lost to a concurrent one: running it again whole may succeed."""
+    return isinstance(exc, TransactionConflict) or mysql_errno(exc) in _CONFLICTS
+
+
+def is_duplicate(exc: BaseException) -> bool:
+    return mysql_errno(exc) == DUPLICATE_KEY
+
+
+def retrying(fn: Callable[..., T]) -> Callable[..., T]:
+    """`fn` run again whole, after a short random pause, when its transaction loses to
+    a concurrent one (is_conflict; a lock wait timeout once), up to ATTEMPTS times.
+    Only for a function whose database work is its own transactions, with nothing
+    before them that must not happen twice: each attempt starts from the function's
+    arguments, and a failed attempt's transaction is rolled back whole."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs) -> T:
+        timeouts = 0
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:
+                errno = mysql_errno(exc)
+                timeouts += errno == LOCK_WAIT_TIMEOUT
+                if attempt == ATTEMPTS or not (is_conflict(exc) or (errno == LOCK_WAIT_TIMEOUT and timeouts == 1)):
+                    raise
+                log.warning("transaction conflict in %s (%s), running it again (attempt %d of %d)",
+                            fn.__qualname__, errno or type(exc).__name__, attempt + 1, ATTEMPTS)
+            time.sleep(random.uniform(0, _PAUSE_BASE * 2 ** (attempt - 1)))
+        raise AssertionError("unreachable")
+
+    return run
+
+
+def transaction(engine: Engine, body: Callable[[Connection], T]) -> T:
+    """`body(conn)` in one transaction, committed; run again whole in a fresh one
+    when it loses to a concurrent transaction (see `retrying`)."""
+
+    def attempt() -> T:
+        with engine.begin() as conn:
+            return body(conn)
+
+    attempt.__qualname__ = getattr(body, "__qualname__", "transaction")
+    return retrying(attempt)()
+
+
+def claim(engine: Engine, statement) -> bool:
+    """A conditional UPDATE that claims a queued job for this worker, in a transaction
+    of its own: True when it took the row. Losing it to a worker on another node of a
+    cluster (a certification failure at COMMIT) is a lost claim like any other: the
+    job is skipped, never the rest of the pass."""
+    try:
+        with engine.begin() as conn:
+            return conn.execute(statement).rowcount > 0
+    except DBAPIError as exc:
+        if is_conflict(exc):
+            return False
+        raise

@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import delete, exists, func, or_, select, text, update
+from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from . import tables as t
 from . import vectors
 from .clock import utcnow
+from .db import claim
 from .embedders.base import Embedder
 from .worker import Worker
 
@@ -33,13 +34,14 @@ BATCH = 8
 MAX_ATTEMPTS = 12
 LOCK_SECONDS = 300
 
-_ENQUEUE_DOCUMENT = text(
-    "INSERT IGNORE INTO rtac_chunk_jobs (chunk_id, site_id)"
-    " SELECT id, site_id FROM rtac_chunks WHERE site_id = :site AND document_id = :doc")
+def _enqueue(conn: Connection, chunks) -> int:
+    """Queue these chunks (a SELECT of chunk id, site id); one already queued stays."""
+    return conn.execute(t.chunk_jobs.insert().prefix_with("IGNORE").from_select(["chunk_id", "site_id"], chunks)
+                        ).rowcount
 
 
 def enqueue_document(conn: Connection, site_id: str, document_id: int) -> None:
-    conn.execute(_ENQUEUE_DOCUMENT, {"site": site_id, "doc": document_id})
+    _enqueue(conn, select(_C.id, _C.site_id).where(_C.site_id == site_id, _C.document_id == document_id))
 
 
 def enqueue_missing(conn: Connection, site_id: str, model: str) -> int:
@@ -49,8 +51,7 @@ def enqueue_missing(conn: Connection, site_id: str, model: str) -> int:
         _C.site_id == site_id,
         ~exists().where(_V.chunk_id == _C.id, _V.model == model))
     conn.execute(delete(t.chunk_jobs).where(_J.site_id == site_id, _J.attempts >= MAX_ATTEMPTS))
-    return conn.execute(t.chunk_jobs.insert().prefix_with("IGNORE").from_select(["chunk_id", "site_id"], missing)
-                        ).rowcount
+    return _enqueue(conn, missing)
 
 
 def pending(conn: Connection, site_id: str, model: str) -> int:
@@ -82,11 +83,9 @@ class EmbeddingQueue:
             ids = conn.execute(due.order_by(_J.next_attempt_at, _J.chunk_id).limit(BATCH)).scalars().all()
         claimed = []
         for chunk_id in ids:  # another worker may race us: the conditional update decides
-            with self.engine.begin() as conn:
-                won = conn.execute(update(t.chunk_jobs).where(
+            if claim(self.engine, update(t.chunk_jobs).where(
                     _J.chunk_id == chunk_id, or_(_J.locked_until.is_(None), _J.locked_until < now))
-                    .values(locked_until=now + timedelta(seconds=LOCK_SECONDS))).rowcount
-            if won:
+                    .values(locked_until=now + timedelta(seconds=LOCK_SECONDS))):
                 claimed.append(chunk_id)
         return claimed
 

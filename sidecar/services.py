@@ -16,10 +16,11 @@ from .db import create_engine
 from .embedders import Embedder, make_embedder
 from .embedding_queue import EmbeddingQueue
 from .errors import ProviderNotConfigured
+from .memory.off import MEMORY_OFF, MemoryOff
 from .memory.service import Memory, MemorySettings
 from .providers import make_provider
 from .providers.base import Provider
-from .providers.chain import ProviderChain, RetryPolicy
+from .providers.chain import Link, ProviderChain, RetryPolicy
 from .retrieval import Retriever
 from .signing import NonceStore
 from .sites import SiteRegistry, purge_expired_secrets
@@ -39,7 +40,7 @@ class Services:
     embedder: Embedder | None = None  # the turn's: one query embedding per turn
     retriever: Retriever = field(default_factory=Retriever)
     indexing: EmbeddingQueue | None = None  # chunk embeddings, off the visitor's clock
-    memory: Memory | None = None
+    memory: Memory | None = None  # None: RTAC_MEMORY=off
     _last_maintenance: float = 0.0
     _maintenance_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -73,8 +74,13 @@ class Services:
         return self.chain.primary
 
     @property
+    def turn_memory(self) -> Memory | MemoryOff:
+        """What a turn recalls from and forgets in, memory on or off."""
+        return self.memory if self.memory is not None else MEMORY_OFF
+
+    @property
     def model(self) -> str:
-        return self.chain.links[0][1] if self.chain.links else self.chain.offline.default_model
+        return self.chain.links[0].model if self.chain.links else self.chain.offline.default_model
 
     def maybe_maintain(self, every: float = 600.0) -> None:
         """Expired nonces, turns past retention, spaces idle that long with nothing in
@@ -108,7 +114,7 @@ def build_chain(config: Config) -> ProviderChain:
     """The primary must be usable (a missing key for it is a configuration error);
     a fallback without its key is left out with a warning, not fatal."""
     primary = make_provider(config.provider, config)
-    links = [(primary, config.model or primary.default_model)]
+    links = [Link(primary, config.model or primary.default_model)]
     for name in config.fallback_providers:
         if name == config.provider:
             continue
@@ -117,6 +123,6 @@ def build_chain(config: Config) -> ProviderChain:
         except ProviderNotConfigured as exc:
             log.warning("fallback provider left out: %s", exc.message)
             continue
-        links.append((fallback, fallback.default_model))
+        links.append(Link(fallback, fallback.default_model))
     policy = RetryPolicy(attempts=config.provider_attempts, deadline=config.turn_deadline)
     return ProviderChain(links, policy)

@@ -23,10 +23,11 @@ from typing import Callable, Mapping
 
 from sqlalchemy import delete, insert
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from . import tables as t
 from .clock import utcnow
+from .db import is_conflict, transaction
 from .errors import Unauthorized
 from .sites import Site
 
@@ -58,13 +59,22 @@ class NonceStore:
         self._engine = engine
 
     def claim(self, site_id: str, nonce: str) -> bool:
-        """True the first time a (site, nonce) is seen, by any worker on any host."""
+        """True the first time a (site, nonce) is seen, by any worker on any host, on
+        any node of a cluster. A duplicate key means it was taken; so does a conflict
+        that persists through every attempt: on Galera the claim that lost on another
+        node fails at COMMIT (a certification failure, 1213) until the winner's row is
+        applied here, and then as a duplicate."""
+        def insert_nonce(conn) -> None:
+            conn.execute(insert(t.nonces).values(site_id=site_id, nonce=nonce, seen_at=utcnow()))
+
         try:
-            with self._engine.begin() as conn:
-                conn.execute(insert(t.nonces).values(site_id=site_id, nonce=nonce,
-                                                     seen_at=utcnow()))
+            transaction(self._engine, insert_nonce)
         except IntegrityError:
             return False
+        except DBAPIError as exc:
+            if is_conflict(exc):
+                return False
+            raise
         return True
 
     def purge(self) -> int:

@@ -21,6 +21,7 @@ from sqlalchemy.sql import func
 
 from . import tables as t
 from .crypto import Keyring, Sealer, keyed_hash, new_key
+from .db import TransactionConflict
 from .sites import Site
 
 
@@ -82,7 +83,10 @@ def find_space(conn: Connection, keyring: Keyring, site: Site, identity: str) ->
 def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str) -> Space:
     """The customer's space, created on first contact. Safe under concurrent first
     turns: the unique (site, identity_hash) key decides which insert wins; and
-    against the purge of idle spaces: see _REFRESH_SEEN_AFTER_SECONDS."""
+    against the purge of idle spaces: see _REFRESH_SEEN_AFTER_SECONDS. Call it in a
+    transaction run with db.retrying: a concurrent first turn on another node of a
+    cluster (a certification failure at COMMIT) or a deadlock lost here is decided by
+    running the whole transaction again."""
     ih = _identity_hash(site, identity)
     row = _space_row(conn, site, ih)
     if row is not None and not row.stale:
@@ -95,16 +99,15 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
             conn.execute(update(t.spaces).where(t.spaces.c.id == row.id).values(last_seen_at=func.now()))
             return _open(keyring, site, ih, row)
     # Insert first, then read: the insert waits for a concurrent first turn's insert of
-    # the same identity and is then ignored (a locking read before it would deadlock
-    # with that turn's own).
-    conn.execute(
-        mysql_insert(t.spaces)
-        .values(site_id=site.id, identity_hash=ih, key_id=keyring.key_id,
-                wrapped_key=keyring.wrap(new_key(), space_key_aad(site.id, ih)))
-        .prefix_with("IGNORE")
-    )
+    # the same identity and then only marks the row seen. That takes the row's exclusive
+    # lock at once: INSERT IGNORE took a shared one, and two turns holding it both
+    # waited to upgrade it for the read (a deadlock in most concurrent first turns).
+    ins = mysql_insert(t.spaces).values(site_id=site.id, identity_hash=ih, key_id=keyring.key_id,
+                                        wrapped_key=keyring.wrap(new_key(), space_key_aad(site.id, ih)))
+    conn.execute(ins.on_duplicate_key_update(last_seen_at=func.now()))
     row = _space_row(conn, site, ih, lock=True)
-    assert row is not None
+    if row is None:  # taken away between the two (a purge); a fresh transaction decides
+        raise TransactionConflict(f"space of site {site.id} vanished while it was created")
     return _open(keyring, site, ih, row)
 
 

@@ -57,21 +57,27 @@ def budget_status(conn: Connection, site: Site, config: Config) -> dict:
 
 
 def parse_daily_usd(raw) -> Decimal:
+    """`raw` as a daily cap in USD, to four decimals. The rule alone: a ValueError says
+    what is wrong, and each caller answers it its own way (the command line with a
+    usage error, `set_daily_budget` with a BadRequest naming `daily_usd`)."""
     try:
         value = Decimal(str(raw).strip())
     except InvalidOperation:
-        raise BadRequest("daily_usd", f"must be an amount in US dollars, got {raw!r}") from None
+        raise ValueError(f"must be an amount in US dollars, got {raw!r}") from None
     if not value.is_finite() or value < 0:
-        raise BadRequest("daily_usd", f"must be zero or more, got {raw!r}")
+        raise ValueError(f"must be zero or more, got {raw!r}")
     if value > MAX_DAILY_USD:
-        raise BadRequest("daily_usd", f"must be at most {MAX_DAILY_USD}")
+        raise ValueError(f"must be at most {MAX_DAILY_USD}")
     return value.quantize(Decimal("0.0001"))
 
 
 def set_daily_budget(engine: Engine, site_id: str, usd) -> Decimal | None:
     """Set the site's own cap (None: back to the default). Running sidecars apply it
     within their site cache's lifetime (30 seconds)."""
-    value = None if usd is None else parse_daily_usd(usd)
+    try:
+        value = None if usd is None else parse_daily_usd(usd)
+    except ValueError as exc:
+        raise BadRequest("daily_usd", str(exc)) from None
     with engine.begin() as conn:
         found = conn.execute(update(t.sites).where(t.sites.c.id == site_id)
                              .values(daily_budget_usd=value)).rowcount

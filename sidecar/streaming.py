@@ -17,7 +17,7 @@ import json
 import logging
 from typing import Iterator
 
-from .errors import RtacError, StreamBroken
+from .errors import RtacError, StreamBroken, error_body
 from .price_check import PriceCheck, SentenceSplitter
 from .providers.base import ChatResult
 from .reply import MAX_REPLY_CHARS, clean_text
@@ -95,8 +95,7 @@ class StreamedTurn:
             return
         except Exception:
             log.exception("streamed turn failed after it began")
-            yield event("error", {"error": {"code": "internal", "message": "the answer could not be completed",
-                                            "retryable": True}})
+            yield event("error", error_body("internal", "the answer could not be completed", retryable=True))
             return
         tail = released.rest(body["reply"])
         if tail:

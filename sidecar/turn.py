@@ -21,9 +21,8 @@ from . import spending, unanswered, usage
 from .budget import Packed, pack
 from .conversations import (QueryVector, append_turn, find_conversation, grounding_class, history_turns,
                             new_conversation_id)
-from .memory.forget import readback
+from .db import retrying
 from .memory.recall import Recalled
-from .memory.store import MemoryStore
 from .price_check import PriceCheck
 from .prompt import build
 from .providers.base import ChatRequest, ChatResult, Grounding, GroundingEntry
@@ -64,23 +63,39 @@ def _query(inp: ChatInput, embedding: QueryEmbedding, past) -> Query:
                  previous.message if previous else "", previous_vector)
 
 
-def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
+@dataclass(frozen=True)
+class _Read:
+    """What the turn reads before the model call, in one transaction."""
+    space: Space
+    conversation_id: str | None
+    past: list
+    chunks: list
+    recalled: Recalled
+    over_budget: bool
+
+
+@retrying  # its transaction run again whole when it loses to a concurrent one (db.py)
+def _read(svc: Services, site: Site, inp: ChatInput, embedding: QueryEmbedding) -> _Read:
     cfg = svc.config
-    identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
-    recalled = Recalled()
-    embedding = QueryEmbedding(svc.embedder, inp.message)
-    if svc.retriever.model:  # before any transaction: no connection waits on the CPU
-        embedding.get()
     with svc.engine.begin() as conn:
-        space = resolve_space(conn, svc.keyring, site, identity)
+        space = resolve_space(conn, svc.keyring, site, identity_of(inp.visitor.id, inp.visitor.wp_user_id))
         conversation_id = find_conversation(conn, space, inp.conversation_id)
         past = history_turns(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) \
             if conversation_id else []
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
-        if svc.memory is not None:
-            recalled = svc.memory.recall(conn, space, inp.message, embedding, inp.lang)
-        over_budget = spending.over_budget(conn, site, cfg)
-    past = past[-cfg.history_turns:] if cfg.history_turns else []
+        recalled = svc.turn_memory.recall(conn, space, inp.message, embedding, inp.lang)
+        return _Read(space, conversation_id, past, chunks, recalled, spending.over_budget(conn, site, cfg))
+
+
+def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
+    cfg = svc.config
+    # Made once, outside the retried transaction: a conflict never embeds twice.
+    embedding = QueryEmbedding(svc.embedder, inp.message)
+    if svc.retriever.model:  # before any transaction: no connection waits on the CPU
+        embedding.get()
+    read = _read(svc, site, inp, embedding)
+    space, conversation_id, chunks, recalled = read.space, read.conversation_id, read.chunks, read.recalled
+    past = read.past[-cfg.history_turns:] if cfg.history_turns else []
     is_new = conversation_id is None
 
     pinned = [GroundingEntry(p.title, p.content, pinned=True) for p in inp.pinned]
@@ -96,7 +111,7 @@ def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
         grounding=Grounding(question=inp.message, lang=inp.lang, pinned=packed.pinned, retrieved=packed.retrieved,
                             similarity=embedding.similarity if svc.embedder is not None else None))
     return PreparedTurn(site, inp, space, conversation_id or new_conversation_id(), is_new, recalled, embedding,
-                        packed, request, over_budget)
+                        packed, request, read.over_budget)
 
 
 def vendor_allowed(svc: Services, turn: PreparedTurn) -> bool:
@@ -126,15 +141,12 @@ def decide(svc: Services, turn: PreparedTurn, result: ChatResult) -> tuple[Reply
     return reply, result, checked.corrections
 
 
+@retrying  # likewise: a turn the model answered is never lost to a conflict
 def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult, price_corrections: int = 0) -> dict:
     """Forget, store, count and answer, in one short transaction."""
-    inp, space = turn.inp, turn.space
-    forgotten: list[str] = []
+    inp, space, memory = turn.inp, turn.space, svc.turn_memory
     with svc.engine.begin() as conn:
-        if svc.memory is not None and reply.forget and turn.recalled.refs:
-            forgotten = svc.memory.forget(MemoryStore(conn, space), reply.forget, turn.recalled)
-            if forgotten:  # read back by code, in the customer's language, in this same reply
-                reply = replace(reply, reply=f"{reply.reply}\n\n{readback(inp.lang, forgotten)}")
+        reply, forgotten = memory.after_reply(conn, space, reply, turn.recalled, inp.lang)
         stored = append_turn(conn, space, turn.conversation_id, turn.is_new, lang=inp.lang, message=inp.message,
                              reply=reply.reply, action=reply.action, unanswered=reply.unanswered,
                              degraded=result.degraded, provider=result.provider, model=result.model,
@@ -146,11 +158,9 @@ def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult, 
                      price_corrections=price_corrections)
         if reply.unanswered:
             unanswered.record(conn, turn.site, inp.message, inp.lang, inp.page_url, space=space)
-        if svc.memory is not None and svc.memory.extracts:
-            svc.memory.enqueue(conn, space, turn.conversation_id, stored.seq, inp.lang)
+        memory.after_store(conn, space, turn.conversation_id, stored.seq, inp.lang)
         touch(conn, space)
-    if svc.memory is not None:
-        svc.memory.notify()  # extraction runs off the visitor's clock
+    memory.notify()  # extraction runs off the visitor's clock
     svc.maybe_maintain()
 
     return {

@@ -1,6 +1,6 @@
 """Debian's nginx as a plain foreground process of a test: its own prefix, config, pid and
-logs under a temp dir, never the package's service. Subclasses write `nginx.conf` into
-`prefix` before `start()`."""
+logs under a temp dir, never the package's service. Subclasses make their prefix and
+write its `nginx.conf` (`make_prefix`, `write_config`) before `start()`."""
 from __future__ import annotations
 
 import os
@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,11 +22,41 @@ def nginx_binary(install_hint: str) -> str:
     return binary
 
 
+_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+
+
 class NginxProcess:
     binary: str
     prefix: Path
     port: int
     proc: subprocess.Popen
+
+    def make_prefix(self, name: str) -> Path:
+        """A fresh temp dir as the prefix, with the temp dirs nginx writes request bodies and
+        proxied answers to, open to everyone: the workers may run as nobody."""
+        self.prefix = Path(tempfile.mkdtemp(prefix=name))
+        for d in _TEMP_DIRS:
+            (self.prefix / d).mkdir()
+            os.chmod(self.prefix / d, 0o777)
+        return self.prefix
+
+    def write_config(self, connections: int, http: str) -> None:
+        """`nginx.conf`: one worker in the foreground, pid, logs and temp dirs in the prefix,
+        `http` (server blocks, includes) inside the http block."""
+        p = self.prefix
+        temp_paths = "".join(f"    {d}_temp_path {p}/{d};\n" for d in _TEMP_DIRS)
+        body = http.strip("\n")
+        (p / "nginx.conf").write_text(f"""
+daemon off;
+worker_processes 1;
+pid {p}/nginx.pid;
+error_log {p}/error.log info;
+events {{ worker_connections {connections}; }}
+http {{
+    access_log {p}/access.log;
+{temp_paths}{body}
+}}
+""")
 
     def start(self) -> None:
         args = [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),

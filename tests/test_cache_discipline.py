@@ -7,11 +7,11 @@ import json
 import pytest
 from sqlalchemy import select
 
+from testbed import _http
+from testbed.anthropic_server import FakeAnthropic, estimate_tokens, reply_json
+from testbed.openai_server import FakeOpenAI
 from sidecar import tables
 from tests.conftest import chat_payload
-from tests.fakes import _http
-from tests.fakes.anthropic_server import FakeAnthropic, estimate_tokens, reply_json
-from tests.fakes.openai_server import FakeOpenAI
 
 PRICE_LIST = "\n".join(f"Service {i}: {10 + i} €" for i in range(800))  # well above 1,024 tokens
 

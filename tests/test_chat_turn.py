@@ -4,16 +4,16 @@ local fake that speaks Anthropic's wire format, on real MariaDB."""
 import pytest
 from sqlalchemy import func, select
 
-from sidecar import tables
-from sidecar.providers.anthropic import AnthropicProvider
-from tests.conftest import chat_payload
-from tests.fakes.anthropic_server import (
+from testbed.anthropic_server import (
     FakeAnthropic,
     delay,
     error,
     reply_json,
     reply_text,
 )
+from sidecar import tables
+from sidecar.providers.anthropic import AnthropicProvider
+from tests.conftest import chat_payload
 
 PINNED = [{"title": "Price list", "content": "Basic service: 45 €\nFull service: 89 €"},
           {"title": "Opening hours", "content": "Mon-Fri 10:00-19:00"}]

@@ -187,6 +187,16 @@ def test_site_budget_shows_sets_and_clears_the_daily_cap(env):
     assert unknown.returncode == 2 and "unknown site" in unknown.stderr
 
 
+def test_a_refused_value_is_a_cli_error_said_before_the_configuration_is_read(monkeypatch, capsys):
+    from sidecar.cli import ERROR_EXIT, main
+    for name in ("RTAC_DATABASE_URL", "RTAC_CONFIG"):
+        monkeypatch.delenv(name, raising=False)  # read first, these would fail the command for another reason
+    assert main(["site", "budget", "any-site", "--daily-usd", "lots"]) == ERROR_EXIT == 2
+    assert capsys.readouterr().err == "rtac: daily_usd: must be an amount in US dollars, got 'lots'\n"
+    assert main(["site", "remove", "any-site"]) == 2
+    assert capsys.readouterr().err.startswith("rtac: this deletes site any-site and everything of it")
+
+
 def test_site_rotate_secret_prints_the_new_one_and_remove_needs_yes(env, engine, keyring):
     from sqlalchemy import func, select
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from testbed import gemini_server, openai_server
+from testbed._http import pseudo_embedding
 from sidecar.config import Config
 from sidecar.embedders import local as local_module
 from sidecar.embedders import make_embedder
@@ -24,8 +26,6 @@ from sidecar.embedders.local import LocalEmbedder
 from sidecar.embedders.openai_compat import DEFAULT_MODEL as OPENAI_DEFAULT
 from sidecar.embedders.openai_compat import PLACEHOLDER_KEY, OpenAICompatEmbedder
 from sidecar.errors import ConfigError
-from tests.fakes import gemini_server, openai_server
-from tests.fakes._http import pseudo_embedding
 
 ROOT = Path(__file__).resolve().parent.parent
 

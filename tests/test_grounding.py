@@ -1,12 +1,11 @@
 """The memory grounding check: a fact is written only when it rests on the customer's words."""
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import pytest
 
-from sidecar.memory.grounding import FRAMING, Verdict, check, is_grounded
+from sidecar.memory.grounding import Verdict, check, is_grounded
 
 
 def _ok(fact: str, said: str, lang: str) -> None:
@@ -209,16 +208,32 @@ def test_empty_fact_is_not_written():
 
 # --------------------------------------------------------------------------- contract and speed
 
-def test_grounding_is_a_frozen_record():
-    g = check("Runs a bakery with 4 vans.", "I run a bakery with 4 vans.", "en")
-    assert g == Verdict(True, "grounded", 1.0, ())
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        g.ok = False  # type: ignore[misc]
+def test_the_verdict_says_how_much_of_the_fact_the_customer_said_and_what_not():
+    assert check("Runs a bakery with 4 vans.", "I run a bakery with 4 vans.", "en") == Verdict(
+        True, "grounded", 1.0, ())
+    assert check("Runs a bakery with 4 vans and a café.", "I run a bakery with 4 vans.", "en") == Verdict(
+        False, "content", 0.667, ("café",))
 
 
-def test_framing_words_cover_the_five_languages():
-    for lang in ("en", "ru", "es", "et", "ko"):
-        assert len(FRAMING[lang]) >= 10
+# What the customer said; the fact in framing words ("customer", "wants"), and with a word
+# in their place that is not framing ("neighbour").
+FRAMED = {
+    "en": ["a bakery", "Customer wants a bakery.", "Neighbour wants a bakery."],
+    "ru": ["пекарню", "Клиент хочет пекарню.", "Сосед хочет пекарню."],
+    "es": ["una panadería", "El cliente quiere una panadería.", "El vecino quiere una panadería."],
+    "et": ["pagariäri", "Klient soovib pagariäri.", "Naaber soovib pagariäri."],
+    "ko": ["빵집", "고객은 빵집을 원함.", "이웃은 빵집을 원함."],
+}
+
+
+@pytest.mark.parametrize("lang", FRAMED)
+def test_framing_words_need_not_be_said_in_any_of_the_five_languages(lang):
+    # The wording about the customer is no claim of theirs; any other word is, and must have
+    # been said.
+    said, framed, unframed = FRAMED[lang]
+    assert check(framed, said, lang) == Verdict(True, "grounded", 1.0, ())
+    g = check(unframed, said, lang)
+    assert (g.ok, g.reason, g.coverage) == (False, "content", 0.5)
 
 
 def test_language_tags_are_normalised():

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from testbed import _http, anthropic_server, gemini_server, openai_server
 from sidecar import tables
 from sidecar.reply import ACTIONS, MAX_QUICK_REPLIES, MAX_QUICK_REPLY_CHARS, MAX_REPLY_CHARS, parse_reply
 from tests.conftest import chat_payload
-from tests.fakes import _http, anthropic_server, gemini_server, openai_server
 
 PROVIDERS = ("anthropic", "openai", "gemini")
 _FAKES = {"anthropic": (anthropic_server.FakeAnthropic, anthropic_server.reply_text),

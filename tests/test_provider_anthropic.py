@@ -10,11 +10,8 @@ import urllib.request
 
 import pytest
 
-from sidecar.errors import ProviderError, ProviderNotConfigured
-from sidecar.providers.anthropic import AnthropicProvider
-from sidecar.providers.base import ChatRequest, Message, Schema
-from tests.fakes._http import drain
-from tests.fakes.anthropic_server import (
+from testbed._http import drain
+from testbed.anthropic_server import (
     DEFAULT_REPLY,
     FakeAnthropic,
     delay,
@@ -24,6 +21,10 @@ from tests.fakes.anthropic_server import (
     reply_text,
     streamed,
 )
+from sidecar.errors import ProviderError, ProviderNotConfigured
+from sidecar.providers.anthropic import AnthropicProvider
+from sidecar.providers.base import ChatRequest, Message, Schema
+from tests.provider_cases import vendor_fixtures
 
 SCHEMA = Schema("rtac_reply", {
     "type": "object",
@@ -42,15 +43,7 @@ def make_request(messages, *, system=SYSTEM, tail=TAIL, timeout=10.0, model="cla
                        max_tokens=512, schema=SCHEMA, timeout=timeout)
 
 
-@pytest.fixture
-def fake():
-    with FakeAnthropic() as server:
-        yield server
-
-
-@pytest.fixture
-def provider(fake):
-    return AnthropicProvider("test-key", base_url=fake.base_url)
+fake, provider = vendor_fixtures((FakeAnthropic, lambda url: AnthropicProvider("test-key", base_url=url)))
 
 
 def test_empty_api_key_is_not_configured():

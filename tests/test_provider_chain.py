@@ -9,6 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from testbed import _http
+from testbed._http import drain
+from testbed.anthropic_server import FakeAnthropic
+from testbed.anthropic_server import error as anthropic_error
+from testbed.anthropic_server import reply_json as anthropic_reply
+from testbed.gemini_server import FakeGemini
+from testbed.openai_server import FakeOpenAI
 from sidecar import tables
 from sidecar.errors import ProviderError, StreamBroken
 from sidecar.providers.base import (
@@ -22,13 +29,6 @@ from sidecar.providers.base import (
 from sidecar.providers.chain import ProviderChain, RetryPolicy
 from sidecar.providers.streams import VendorStream
 from tests.conftest import chat_payload
-from tests.fakes import _http
-from tests.fakes._http import drain
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.anthropic_server import error as anthropic_error
-from tests.fakes.anthropic_server import reply_json as anthropic_reply
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
 
 OK = {"reply": "Basic service: 45 €.", "quick_replies": [], "action": "none", "unanswered": False, "forget": []}
 PINNED = [{"title": "Price list", "content": "Basic service: 45 €\nFull service: 89 €"}]

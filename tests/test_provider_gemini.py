@@ -1,75 +1,23 @@
-"""GeminiProvider through the real google-genai SDK against a local fake of the API."""
-from __future__ import annotations
+"""GeminiProvider through the real google-genai SDK against a local fake of the API.
 
-import json
-import time
+The tests every provider on the generic fakes passes alike are in test_provider_common.py."""
+from __future__ import annotations
 
 import pytest
 
-from sidecar.errors import ProviderError, ProviderNotConfigured, StreamBroken
-from sidecar.providers.base import ChatRequest, Message, Schema
+from testbed._http import drain
+from testbed.gemini_server import FakeGemini, generated_body, raw, reply_json, streamed, tokens
+from sidecar.errors import ProviderError, StreamBroken
 from sidecar.providers.gemini import GeminiProvider
-from tests.fakes._http import drain
-from tests.fakes.gemini_server import (
-    FakeGemini,
-    delay,
-    error,
-    generated_body,
-    raw,
-    refused_url,
-    reply_json,
-    reply_text,
-    streamed,
-    tokens,
-)
+from tests.provider_cases import CONVERSATION, LONG_SYSTEM, RTAC_SCHEMA, make_request, next_turn, vendor_fixtures
 
-RTAC_SCHEMA = Schema("rtac_reply", {
-    "type": "object",
-    "properties": {
-        "reply": {"type": "string"},
-        "quick_replies": {"type": "array", "items": {"type": "string"}},
-        "action": {"type": "string", "enum": ["none", "handoff", "contact_form"]},
-        "unanswered": {"type": "boolean"},
-        "forget": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["reply", "quick_replies", "action", "unanswered", "forget"],
-    "additionalProperties": False,
-})
-LONG_SYSTEM = "You answer questions about the Example Shop. " * 150  # ~1700 tokens
-
-
-def make_request(**overrides) -> ChatRequest:
-    fields = dict(model="", system="STABLE SYSTEM", system_tail="TAIL: today is Monday",
-                  messages=[Message("user", "Do you ship to Canada?")], max_tokens=400,
-                  schema=RTAC_SCHEMA, cache_key="site-abc", timeout=5.0)
-    fields.update(overrides)
-    return ChatRequest(**fields)
-
-
-@pytest.fixture
-def fake():
-    with FakeGemini() as server:
-        yield server
-
-
-@pytest.fixture
-def provider(fake):
-    return GeminiProvider("g-test", base_url=fake.base_url)
-
-
-def test_empty_key_is_not_configured():
-    with pytest.raises(ProviderNotConfigured) as info:
-        GeminiProvider("")
-    assert info.value.retryable is False
+fake, provider = vendor_fixtures((FakeGemini, lambda url: GeminiProvider("g-test", base_url=url)))
 
 
 def test_request_shape(fake, provider):
-    conversation = [Message("user", "Hi"), Message("assistant", "Hello!"),
-                    Message("user", "Do you ship to Canada?")]
-    result = provider.chat(make_request(messages=conversation))
+    result = provider.chat(make_request(messages=CONVERSATION))
 
-    assert len(fake.requests) == 1
-    sent = fake.requests[0]
+    [sent] = fake.requests  # one request, no retry
     assert sent.path == f"/v1beta/models/{GeminiProvider.default_model}:generateContent"
     assert sent.headers["x-goog-api-key"] == "g-test"
     body = sent.body
@@ -98,34 +46,13 @@ def test_optional_parts_are_left_out(fake, provider):
     assert "thinkingConfig" not in sent.body["generationConfig"]  # no thinking level there
 
 
-@pytest.mark.parametrize("text", [
-    '```json\n{"reply": "Yes", "quick_replies": [], "action": "none", '
-    '"unanswered": false, "forget": []}\n```',
-    "Sorry, I can only answer in plain text today.",
-    json.dumps({"reply": "Calling a human", "quick_replies": [], "action": "teleport",
-                "unanswered": False, "forget": []}),
-])
-def test_text_is_returned_verbatim(fake, provider, text):
-    fake.script(reply_text(text))
-    assert provider.chat(make_request()).text == text
-
-
-def test_default_fake_answer_is_a_valid_reply(provider):
-    reply = json.loads(provider.chat(make_request()).text)
-    assert reply == {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
-                     "unanswered": False, "forget": []}
-
-
 def test_usage_maps_cached_prefix_and_thoughts():
     with FakeGemini(thoughts_tokens=30) as fake:
         provider = GeminiProvider("g-test", base_url=fake.base_url)
         fake.script(reply_json({"reply": "first"}), reply_json({"reply": "second"}))
         first = make_request(system=LONG_SYSTEM)
         r1 = provider.chat(first)
-        second = make_request(system=LONG_SYSTEM, messages=[
-            *first.messages, Message("assistant", '{"reply": "first"}'),
-            Message("user", "And to Mexico?")])
-        r2 = provider.chat(second)
+        r2 = provider.chat(next_turn(first))
 
         def prompt_tokens(n):
             body = fake.requests[n].body
@@ -143,51 +70,12 @@ def test_usage_maps_cached_prefix_and_thoughts():
     assert r2.usage.cache_creation_input_tokens == 0
 
 
-def test_rate_limit_is_retryable_with_retry_after(fake, provider):
-    fake.script(error(429, "Resource has been exhausted", retry_after=2.5))
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    e = info.value
-    assert (e.provider, e.http_status, e.retryable, e.retry_after) == ("gemini", 429, True, 2.5)
-    assert "Resource has been exhausted" in str(e)
-    assert len(fake.requests) == 1  # no SDK retry
-
-
 def test_retry_after_header_wins(fake, provider):
     fake.script(raw(429, {"error": {"code": 429, "message": "slow down",
                                     "status": "RESOURCE_EXHAUSTED"}}, {"retry-after": "7"}))
     with pytest.raises(ProviderError) as info:
         provider.chat(make_request())
     assert info.value.retry_after == 7.0
-
-
-@pytest.mark.parametrize("status,retryable", [
-    (500, True), (503, True), (400, False), (401, False), (404, False)])
-def test_http_errors_are_translated(fake, provider, status, retryable):
-    fake.script(error(status, f"failure {status}"))
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    assert info.value.http_status == status
-    assert info.value.retryable is retryable
-    assert info.value.retry_after is None
-    assert len(fake.requests) == 1
-
-
-def test_timeout_is_retryable_without_status(fake, provider):
-    fake.script(delay(3.0))
-    started = time.monotonic()
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request(timeout=0.3))
-    assert time.monotonic() - started < 2.0  # request.timeout applies per call
-    assert info.value.http_status is None and info.value.retryable is True
-    assert len(fake.requests) == 1
-
-
-def test_connection_refused_is_retryable():
-    provider = GeminiProvider("g-test", base_url=refused_url())
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    assert info.value.http_status is None and info.value.retryable is True
 
 
 def test_blocked_answer_is_not_retryable(fake, provider):
@@ -206,13 +94,6 @@ def test_continuation_is_not_followed(fake, provider):
         provider.chat(make_request())
     assert info.value.retryable is True
     assert len(fake.requests) == 1  # one HTTP request per chat(), within its timeout
-
-
-def test_malformed_success_body_is_a_provider_error(fake, provider):
-    fake.script(raw(200, b"not json"))
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    assert info.value.retryable is False
 
 
 # --- streaming: streamGenerateContent?alt=sse with the same body ------------------------

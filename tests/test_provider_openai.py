@@ -1,77 +1,28 @@
-"""OpenAIProvider through the real openai SDK against a local fake of the API."""
+"""OpenAIProvider through the real openai SDK against a local fake of the API.
+
+The tests every provider on the generic fakes passes alike are in test_provider_common.py."""
 from __future__ import annotations
 
 import copy
 import email.utils
-import json
 import time
 
 import pytest
 
-from sidecar.errors import ProviderError, ProviderNotConfigured
-from sidecar.providers.base import ChatRequest, Message, Schema
+from testbed._http import drain
+from testbed.openai_server import FakeOpenAI, completion_body, error, raw, reply_json, streamed, tokens
+from sidecar.errors import ProviderError
+from sidecar.providers.base import Schema
 from sidecar.providers.openai import OpenAIProvider, strict_schema
-from tests.fakes._http import drain
-from tests.fakes.openai_server import (
-    FakeOpenAI,
-    completion_body,
-    delay,
-    error,
-    raw,
-    refused_url,
-    reply_json,
-    reply_text,
-    streamed,
-    tokens,
-)
+from tests.provider_cases import CONVERSATION, LONG_SYSTEM, RTAC_SCHEMA, make_request, next_turn, vendor_fixtures
 
-RTAC_SCHEMA = Schema("rtac_reply", {
-    "type": "object",
-    "properties": {
-        "reply": {"type": "string"},
-        "quick_replies": {"type": "array", "items": {"type": "string"}},
-        "action": {"type": "string", "enum": ["none", "handoff", "contact_form"]},
-        "unanswered": {"type": "boolean"},
-        "forget": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["reply", "quick_replies", "action", "unanswered", "forget"],
-    "additionalProperties": False,
-})
-LONG_SYSTEM = "You answer questions about the Example Shop. " * 150  # ~1700 tokens
-
-
-def make_request(**overrides) -> ChatRequest:
-    fields = dict(model="", system="STABLE SYSTEM", system_tail="TAIL: today is Monday",
-                  messages=[Message("user", "Do you ship to Canada?")], max_tokens=400,
-                  schema=RTAC_SCHEMA, cache_key="site-abc", timeout=5.0)
-    fields.update(overrides)
-    return ChatRequest(**fields)
-
-
-@pytest.fixture
-def fake():
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture
-def provider(fake):
-    return OpenAIProvider("sk-test", base_url=fake.base_url)
-
-
-def test_empty_key_is_not_configured():
-    with pytest.raises(ProviderNotConfigured) as info:
-        OpenAIProvider("")
-    assert info.value.retryable is False
+fake, provider = vendor_fixtures((FakeOpenAI, lambda url: OpenAIProvider("sk-test", base_url=url)))
 
 
 def test_request_shape(fake, provider):
-    conversation = [Message("user", "Hi"), Message("assistant", "Hello!"),
-                    Message("user", "Do you ship to Canada?")]
-    result = provider.chat(make_request(messages=conversation))
+    result = provider.chat(make_request(messages=CONVERSATION))
 
-    assert len(fake.requests) == 1
-    sent = fake.requests[0]
+    [sent] = fake.requests  # one request, no retry
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["authorization"] == "Bearer sk-test"
     body = sent.body
@@ -155,24 +106,6 @@ def test_strict_schema_leaves_a_strict_schema_alone():
                                      "additionalProperties": False}
 
 
-@pytest.mark.parametrize("text", [
-    '```json\n{"reply": "Yes", "quick_replies": [], "action": "none", '
-    '"unanswered": false, "forget": []}\n```',
-    "Sorry, I can only answer in plain text today.",
-    json.dumps({"reply": "Calling a human", "quick_replies": [], "action": "teleport",
-                "unanswered": False, "forget": []}),
-])
-def test_text_is_returned_verbatim(fake, provider, text):
-    fake.script(reply_text(text))
-    assert provider.chat(make_request()).text == text
-
-
-def test_default_fake_answer_is_a_valid_reply(provider):
-    reply = json.loads(provider.chat(make_request()).text)
-    assert reply == {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
-                     "unanswered": False, "forget": []}
-
-
 def test_refusal_is_returned_as_text(fake, provider):
     fake.script(raw(200, completion_body(None, refusal="I can't help with that.")))
     assert provider.chat(make_request()).text == "I can't help with that."
@@ -182,10 +115,7 @@ def test_usage_maps_cached_prefix_on_the_second_turn(fake, provider):
     fake.script(reply_json({"reply": "first"}), reply_json({"reply": "second"}))
     first = make_request(system=LONG_SYSTEM)
     r1 = provider.chat(first)
-    second = make_request(system=LONG_SYSTEM, messages=[
-        *first.messages, Message("assistant", '{"reply": "first"}'),
-        Message("user", "And to Mexico?")])
-    r2 = provider.chat(second)
+    r2 = provider.chat(next_turn(first))
 
     def prompt_tokens(n):
         return sum(tokens(m["content"]) for m in fake.requests[n].body["messages"])
@@ -217,16 +147,6 @@ def test_cache_writes_are_reported_apart(fake, provider):
             result.usage.cache_read_input_tokens, result.usage.output_tokens) == (8, 4012, 0, 4)
 
 
-def test_rate_limit_is_retryable_with_retry_after(fake, provider):
-    fake.script(error(429, "Rate limit reached", retry_after=2.5))
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    e = info.value
-    assert (e.provider, e.http_status, e.retryable, e.retry_after) == ("openai", 429, True, 2.5)
-    assert "Rate limit reached" in str(e)
-    assert len(fake.requests) == 1  # no SDK retry
-
-
 def test_retry_after_as_http_date(fake, provider):
     when = email.utils.formatdate(time.time() + 30, usegmt=True)
     fake.script(raw(429, {"error": {"message": "slow down", "type": "requests", "param": None,
@@ -236,36 +156,7 @@ def test_retry_after_as_http_date(fake, provider):
     assert 25 < info.value.retry_after <= 30
 
 
-@pytest.mark.parametrize("status,retryable", [
-    (500, True), (503, True), (400, False), (401, False), (404, False)])
-def test_http_errors_are_translated(fake, provider, status, retryable):
-    fake.script(error(status, f"failure {status}"))
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    assert info.value.http_status == status
-    assert info.value.retryable is retryable
-    assert info.value.retry_after is None
-    assert len(fake.requests) == 1
-
-
-def test_timeout_is_retryable_without_status(fake, provider):
-    fake.script(delay(3.0))
-    started = time.monotonic()
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request(timeout=0.3))
-    assert time.monotonic() - started < 2.0  # request.timeout applies per call
-    assert info.value.http_status is None and info.value.retryable is True
-    assert len(fake.requests) == 1
-
-
-def test_connection_refused_is_retryable():
-    provider = OpenAIProvider("sk-test", base_url=refused_url() + "/v1")
-    with pytest.raises(ProviderError) as info:
-        provider.chat(make_request())
-    assert info.value.http_status is None and info.value.retryable is True
-
-
-@pytest.mark.parametrize("body", [b"not json", [], {"object": "chat.completion"}])
+@pytest.mark.parametrize("body", [[], {"object": "chat.completion"}])  # not JSON at all: test_provider_common
 def test_malformed_success_body_is_a_provider_error(fake, provider, body):
     fake.script(raw(200, body))
     with pytest.raises(ProviderError) as info:
@@ -288,8 +179,7 @@ def test_stream_sends_the_chat_request_asking_for_usage(fake, provider):
 def test_streamed_usage_maps_the_cached_prefix_on_the_second_turn(fake, provider):
     first = make_request(system=LONG_SYSTEM)
     drain(provider.stream(first))
-    second = provider.stream(make_request(system=LONG_SYSTEM, messages=[
-        *first.messages, Message("assistant", '{"reply": "first"}'), Message("user", "And to Mexico?")]))
+    second = provider.stream(next_turn(first))
     drain(second)
     prompt = sum(tokens(m["content"]) for m in fake.requests[1].body["messages"])
     cached = second.result.usage.cache_read_input_tokens

@@ -11,6 +11,12 @@ from typing import Callable
 
 import pytest
 
+from testbed import _http
+from testbed import anthropic_server as anthropic_fake
+from testbed._http import drain
+from testbed.anthropic_server import FakeAnthropic
+from testbed.gemini_server import FakeGemini
+from testbed.openai_server import FakeOpenAI
 from sidecar.errors import ProviderError, StreamBroken
 from sidecar.providers.anthropic import AnthropicProvider
 from sidecar.providers.base import ChatRequest, Grounding, GroundingEntry, Message
@@ -18,12 +24,6 @@ from sidecar.providers.chain import ProviderChain, RetryPolicy
 from sidecar.providers.gemini import GeminiProvider
 from sidecar.providers.openai import OpenAIProvider
 from sidecar.reply import REPLY_SCHEMA
-from tests.fakes import _http
-from tests.fakes import anthropic_server as anthropic_fake
-from tests.fakes._http import drain
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
 
 OK = {"reply": "We open at 9 and close at 18. Basic service: 45 €.", "quick_replies": ["Book"],
       "action": "none", "unanswered": False, "forget": []}

@@ -27,13 +27,14 @@ from pathlib import Path
 
 import pytest
 
+from testbed.anthropic_server import DEFAULT_REPLY, FakeAnthropic, delay, reply_json, streamed
+from testbed.sidecar_process import stop_group
 from sidecar.crypto import Keyring
 from sidecar.db import create_engine
 from sidecar.migrate import migrate
 from sidecar.signing import sign_headers
 from sidecar.sites import add_site
 from tests.conftest import MARIADB_LOCAL, _free_port, chat_payload
-from tests.fakes.anthropic_server import DEFAULT_REPLY, FakeAnthropic, delay, reply_json, streamed
 from tests.nginx_process import NginxProcess, nginx_binary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,13 +87,7 @@ class Sidecar:
         self.stop()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        stop_group(self.proc, grace=20)
         if self.log.exists():
             self.errors = [ln for ln in self.log.read_text(errors="replace").splitlines() if "[ERROR]" in ln]
             self.log.unlink()
@@ -432,7 +427,7 @@ class Nginx(NginxProcess):
     def __init__(self, sidecar_port: int):
         self.binary = nginx_binary("run `bash scripts/system-deps nginx` (apt-get install nginx)")
         self.port = _free_port()
-        self.prefix = Path(tempfile.mkdtemp(prefix="rtac-nginx-"))
+        self.make_prefix("rtac-nginx-")
         self.cert, key = _self_signed(self.prefix)
         site_conf = _templated(NGINX_CONF.read_text(), {
             "server 127.0.0.1:8787;": f"server 127.0.0.1:{sidecar_port};",
@@ -441,26 +436,9 @@ class Nginx(NginxProcess):
             "/etc/letsencrypt/live/sidecar.example.com/privkey.pem": str(key),
         })
         (self.prefix / "rtac-sidecar.conf").write_text(site_conf)
-        for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
-            (self.prefix / d).mkdir(mode=0o777)
-            os.chmod(self.prefix / d, 0o777)  # the workers may run as nobody
-        (self.prefix / "nginx.conf").write_text(f"""
-daemon off;
-worker_processes 1;
-pid {self.prefix}/nginx.pid;
-error_log {self.prefix}/error.log info;
-events {{ worker_connections 256; }}
-http {{
+        self.write_config(256, f"""
     default_type application/octet-stream;
-    access_log {self.prefix}/access.log;
-    client_body_temp_path {self.prefix}/client_body;
-    proxy_temp_path {self.prefix}/proxy;
-    fastcgi_temp_path {self.prefix}/fastcgi;
-    uwsgi_temp_path {self.prefix}/uwsgi;
-    scgi_temp_path {self.prefix}/scgi;
-    include {self.prefix}/rtac-sidecar.conf;
-}}
-""")
+    include {self.prefix}/rtac-sidecar.conf;""")
 
     def __enter__(self) -> "Nginx":
         self.start()

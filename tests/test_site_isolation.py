@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
+from testbed.mariadb import empty_database
 from sidecar import documents, fulltext, lexicon, tables
 from sidecar.db import create_engine
 from sidecar.documents import DocumentInput
@@ -282,12 +283,7 @@ def _old_chunks(conn, site_id, lang, pages):
 
 def test_init_db_moves_chunks_stored_before_per_site_tables(mariadb, master_key, tmp_path):
     name = "rtac_ft_migrate_t"
-    admin = create_engine(mariadb + "/mysql")
-    with admin.begin() as conn:
-        conn.execute(text(f"DROP DATABASE IF EXISTS {name}"))
-        conn.execute(text(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"))
-    admin.dispose()
-    url = f"{mariadb}/{name}"
+    url = empty_database(mariadb, name)
     eng = create_engine(url)
     try:
         before = tmp_path / "before"

@@ -183,7 +183,7 @@ def test_the_utc_day_starts_at_utc_midnight_whatever_the_database_clock(engine):
 
 def test_over_the_cap_a_turn_answers_offline_and_no_vendor_is_called(make_services, make_client, site):
     from tests.conftest import chat_payload
-    from tests.fakes.anthropic_server import FakeAnthropic, reply_json
+    from testbed.anthropic_server import FakeAnthropic, reply_json
     with FakeAnthropic() as fake:
         svc = make_services(provider="anthropic", api_keys={"anthropic": "k"}, base_urls={"anthropic": fake.base_url},
                             daily_budget_usd=0.0)

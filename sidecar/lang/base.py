@@ -133,8 +133,14 @@ class Language:
     ("하지 않아요")."""
     correction_cues: tuple[str, ...]
     """Words and phrases a customer uses to say a remembered thing is wrong or should
-    be forgotten ("forget", "no longer", "забудь"). Data for forgetting; no code reads
-    it yet."""
+    be forgotten ("forget", "no longer", "забудь"), found anywhere in the message. With
+    change_cues and the negation they tell sidecar.memory.forget that a message may be
+    a correction, which widens the memories the model is shown and may name."""
+    change_cues: tuple[str, ...]
+    """Words and stems a customer uses to say a remembered thing has changed ("now",
+    "sold", "moved", "теперь"): found at the start of a word, so a stem takes its
+    endings ("продал" finds "продали"). Wording that often says "what you know is no
+    longer so" without a negation ("we moved offices", "ahora estoy en la E")."""
 
     # --- memory: dedup --------------------------------------------------------------
     value_labels: tuple[str, ...]

@@ -34,6 +34,7 @@ LANGUAGE = Language(
     compound_suffixes=(),
     framing=words("""
         customer customers client clients user users visitor person they them their theirs
+        available availability
         he him his she her hers themselves himself herself
         want wants wanted wanting wish wishes would needs need needed requires require
         prefer prefers preferred preference rather ask asks asked asking request requests requested
@@ -109,6 +110,13 @@ LANGUAGE = Language(
         "wrong", "that's wrong", "that is wrong", "not true", "not true any more", "not true anymore",
         "no longer", "not any more", "not anymore", "isn't right", "not correct", "incorrect",
         "you're mixing me up", "that's not me", "outdated", "out of date",
+    ),
+    change_cues=(
+        "now", "these days", "any more", "anymore", "instead", "actually", "moved", "sold", "changed",
+        "switched", "gave up", "given up", "stopped", "quit", "left", "gone", "rehomed", "passed away",
+        "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",
+        "used to", "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
+        "recovered", "healed", "cured",
     ),
     value_labels=words("""
         january february march april may june july august september october november december

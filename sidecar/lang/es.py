@@ -38,6 +38,7 @@ LANGUAGE = Language(
     framing=words("""
         cliente clienta clientes usuario usuaria usuarios visitante persona él ella ellos ellas
         su sus le les lo se suyo suya
+        acudir acude acuden
         quiere quieren quería querían querría desea desean deseaba necesita necesitan necesitaba
         requiere prefiere prefieren prefería preferiría preferencia pide piden pidió pregunta
         preguntó solicita tiene tienen tenía tenían posee poseen dueño dueña propietario propietaria
@@ -88,6 +89,12 @@ LANGUAGE = Language(
         "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine", "ya no",
         "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
         "me confunde con otra persona", "desactualizado",
+    ),
+    change_cues=(
+        "ahora", "al final", "en realidad", "en vez de", "vendí", "vendimos", "vendido", "dejé",
+        "dejamos", "cambi", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
+        "terminé", "cancel", "descart",
+        "antes", "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó", "en lugar de",
     ),
     value_labels=words("""
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre

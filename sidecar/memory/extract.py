@@ -5,13 +5,14 @@ grounded in the customer's own words (sidecar.memory.grounding), all survivors o
 turn are embedded in one batch, and each is deduplicated against the space before
 it is written (sidecar.memory.dedup).
 
-Dedup has two signals. The extraction call is shown the customer's memories nearest
+Dedup has two sources. The extraction call is shown the customer's memories nearest
 to what they said (as `m1`, `m2`, …) and may propose, per entry, that it `updates`
 one of them: a restatement in other words ("Has two kids." for "Has two children.")
 or a changed value. Code accepts the proposal only for a memory of the same kind
 that was shown and lies within `updates_distance` of the entry; without a proposal,
-or when it is refused, code alone decides (distance and its word check). The model
-proposes; the application decides.
+or when it is refused, code alone decides (dedup.decide: distance bands, thing-word
+overlap with the value slots taken out, the values themselves, a change cue) for the
+entry's nearest facts, nearest first. The model proposes; the application decides.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..prompt import knowledge_block
 from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
-from .dedup import same_fact
+from .dedup import Bands, decide
 from .grounding import is_grounded
 from .recall import distances
 from .store import StoredMemory, MemoryStore
@@ -153,10 +154,14 @@ class WriteResult:
     evicted: int = 0
 
 
+DEDUP_CANDIDATES = 3  # the entry's nearest facts code alone compares it with
+
+
 def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, lang: str, *,
-                threshold: float) -> bool:
+                bands: Bands) -> bool:
     """Code alone: is the new fact the same fact as the old one (to update it in place)?"""
-    return float(1.0 - np.asarray(old_vec) @ np.asarray(new_vec)) <= threshold and same_fact(new, old, lang)
+    distance = float(1.0 - np.asarray(old_vec) @ np.asarray(new_vec))
+    return decide(new, old, distance, lang, bands) != "new"
 
 
 def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, StoredMemory], bound: float) -> StoredMemory | None:
@@ -168,7 +173,7 @@ def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, StoredMemory], 
 
 
 def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embed_model: str, lang: str,
-          dedup_threshold: float, cap: int, conversation_id: str | None, turn_seq: int | None,
+          dedup: Bands, cap: int, conversation_id: str | None, turn_seq: int | None,
           known: dict[str, StoredMemory] | None = None, updates_distance: float = 0.0) -> WriteResult:
     result = WriteResult()
     known = known or {}
@@ -183,10 +188,10 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
             match = store.find_topic(entry.topic or entry.content)
         elif facts:
             d = distances(vector, facts)
-            nearest = int(np.argmin(d))
-            if decide_same(entry.content, vector, facts[nearest].content, facts[nearest].embedding, lang,
-                           threshold=dedup_threshold):
-                match = facts[nearest]
+            for i in np.argsort(d)[:DEDUP_CANDIDATES]:
+                if decide(entry.content, facts[i].content, float(d[i]), lang, dedup) != "new":
+                    match = facts[i]
+                    break
         if match is not None:
             store.replace(match, content=entry.content, importance=entry.importance, embedding=vector,
                           embed_model=embed_model, conversation_id=conversation_id, turn_seq=turn_seq)

@@ -3,12 +3,20 @@
 The model only proposes: the reply's `forget` refs ("m2") name memories the
 customer's message negates ("that's not my company", "forget what you know about
 X"). Code applies at most three per request, only refs this turn actually showed,
-and only memories close enough to the customer's message (within the strict
-forget distance, or shown for a word the message shares with them, recall.py);
-anything else is ignored. Deleted memories are read back to the customer in the same reply, worded
-by code in the customer's language, and deletion is permanent.
+and only memories close enough to the customer's message: within the strict forget
+distance; or shown for a telling word the message shares with it; or, when the
+customer's own message reads as a correction (a correction or change cue of its
+language, or a negation), the customer's nearest memory within a slightly looser
+bound (what a correction in the customer's own words is about is the memory nearest
+to it, even when a small model puts it a little further out). recall.py widens what
+is shown for such a message, so that the model can name it. Anything else is
+ignored. Deleted memories are read back to the customer in the same reply, worded by
+code in the customer's language, and deletion is permanent.
 """
 from __future__ import annotations
+
+import re
+from functools import lru_cache
 
 from .. import lang as languages
 from .recall import Recalled
@@ -17,33 +25,54 @@ from .store import MemoryStore
 MAX_FORGET = 3
 
 
+@lru_cache(maxsize=16)
+def _change_cues(lang: str) -> re.Pattern[str]:
+    cues = sorted(languages.get(lang).change_cues, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + ")", re.IGNORECASE)
+
+
 def reads_as_correction(message: str, lang: str) -> bool:
     """Whether the customer's message may be correcting what is remembered: a correction
-    cue of the language ("forget", "больше не") or a negation. A rough signal (about 6
-    in 10 natural forget requests carry one, 1 in 7 other messages): it only widens which
-    memories the model is shown and may name; the model still decides, code still bounds."""
+    cue of the language ("forget", "больше не"), a change cue ("now", "sold",
+    "теперь") or a negation. A rough signal: it only widens which memories the model is
+    shown and may name; the model still decides, code still bounds."""
     language = languages.get(lang)
     folded = message.casefold()
-    return any(cue.casefold() in folded for cue in language.correction_cues) or bool(language.negation.search(message))
+    return (any(cue.casefold() in folded for cue in language.correction_cues)
+            or bool(_change_cues(lang).search(message)) or bool(language.negation.search(message)))
 
 
-def choose(refs: list[str], recalled: Recalled, *, threshold: float, limit: int = MAX_FORGET) -> list[str]:
-    """The refs code agrees to act on, in the order the model gave them."""
+def close_enough(ref: str, recalled: Recalled, *, threshold: float, nearest: float = 0.0,
+                 nearest_margin: float = 0.0) -> bool:
+    """Whether a shown memory is close enough to the customer's message to be what they meant."""
+    d = recalled.distance[ref]
+    if d <= threshold or ref in recalled.near:
+        return True
+    # the customer's nearest memory without a shared word: only when their own words correct
+    return recalled.correcting and d <= nearest and recalled.behind.get(ref, 1.0) <= nearest_margin
+
+
+def choose(refs: list[str], recalled: Recalled, *, threshold: float, nearest: float = 0.0,
+           nearest_margin: float = 0.0, limit: int = MAX_FORGET) -> list[str]:
+    """The refs code agrees to act on, in the order the model gave them. `threshold`:
+    the strict forget distance; `nearest`: the looser bound for the customer's nearest
+    memory (within `nearest_margin` of it)."""
     chosen: list[str] = []
     for ref in refs:
         if len(chosen) == limit:
             break
         if ref in chosen or ref not in recalled.refs:
             continue  # a ref the model was not shown is ignored
-        if recalled.distance[ref] > threshold and ref not in recalled.near:
+        if not close_enough(ref, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin):
             continue  # too far from what the customer said to be what they meant
         chosen.append(ref)
     return chosen
 
 
-def apply(store: MemoryStore, refs: list[str], recalled: Recalled, *, threshold: float) -> list[str]:
+def apply(store: MemoryStore, refs: list[str], recalled: Recalled, *, threshold: float, nearest: float = 0.0,
+          nearest_margin: float = 0.0) -> list[str]:
     """Delete the chosen memories; return their contents, for `forgotten` and the readback."""
-    chosen = choose(refs, recalled, threshold=threshold)
+    chosen = choose(refs, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin)
     memories = [recalled.refs[r] for r in chosen]
     store.delete([m.id for m in memories])
     return [m.content for m in memories]

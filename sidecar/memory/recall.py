@@ -1,19 +1,26 @@
 """Memories shown to the model at the start of a turn.
 
-A memory is shown when the customer's message is about it: within a strict cosine
-distance, or, a little further out, when it shares a content word (stemmed, in the
-customer's language) with the message and is among the customer's own nearest
-memories (within `near_margin` of the nearest). One absolute bound on a small
-model's distances cannot separate "about this" from "near this" (a question about
-delivery "to my shop" lies 0.15-0.19 from "Runs a bakery on Rüütli 5"); a shared
-word, ranked within the customer's own space, can. A marginally related "fact"
-about a person is wrong, not merely unhelpful, so nothing is shown on distance
-alone beyond the strict bound. Measured on bench/memory_natural.jsonl (tune split):
-see bench/RESULTS.md, *Memory on natural speech*.
+A memory is shown when the customer's message is about it, judged within the
+customer's own space. One absolute bound on a small model's distances cannot
+separate "about this" from "near this" (a question about delivery "to my shop" lies
+0.15-0.19 from "Runs a bakery on Rüütli 5", and so do the customer's unrelated
+memories), so every rule is relative to the customer's nearest memory as well:
+
+- distance: within the strict bound, and not far behind the nearest;
+- words: a content word of the message (stemmed in the customer's language, with
+  the grounding check's tolerance) that few of the candidates share, up to a looser
+  bound, close behind the nearest, a few at most (a question about something never
+  said shares words with many memories);
+- nearest: for a message that reads as a correction (forget.reads_as_correction),
+  the customer's nearest memory up to a looser bound, so that it may be named.
+
+A marginally related "fact" about a person is wrong, not merely unhelpful: fewer
+shown is better when they are the right ones. Tuned on bench/memory_natural.jsonl's
+tune split (bench/RESULTS.md, *Memory on natural speech*).
 
 Shown memories are listed one per line as `mN: content`, most important first,
 within a character budget, after the prompt's cache boundary. Only a shown memory
-can be forgotten (forget.py), within the same bounds.
+can be forgotten (forget.py), within the forget bounds.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ import numpy as np
 
 from ..searchtext import content_terms
 from .store import StoredMemory, MemoryIndex
+from .words import stems_match
 
 BUDGET_CHARS = 1500
 MAX_SHOWN = 12
@@ -35,7 +43,9 @@ class Recalled:
 
     refs: dict[str, StoredMemory] = field(default_factory=dict)
     distance: dict[str, float] = field(default_factory=dict)
-    near: set[str] = field(default_factory=set)  # shown for a shared word beyond the strict bound
+    near: set[str] = field(default_factory=set)  # sharing a telling word with the message
+    behind: dict[str, float] = field(default_factory=dict)  # how much further than the customer's nearest
+    correcting: bool = False  # the message reads as a correction: forget.py may reach further
 
     def lines(self) -> list[str]:
         return [f"{ref}: {m.content}" for ref, m in self.refs.items()]
@@ -51,72 +61,118 @@ def distances(query: np.ndarray, memories: list[StoredMemory]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Bounds:
-    strict: float  # shown on distance alone
-    near: float  # shown with a shared content word, up to this distance
-    near_margin: float  # ... and within this much of the customer's nearest memory
+    strict: float  # shown on distance alone ...
+    strict_margin: float = 1.0  # ... within this much of the customer's nearest memory
+    near: float = 0.0  # shown for a shared content word, up to this distance ...
+    near_margin: float = 0.0  # ... within this much of the nearest
+    nearest: float = 0.0  # the customer's nearest memory is shown up to this distance
+    word_share: float = 1 / 3  # a shared word tells only when at most this share of the candidates has it
+    word_limit: int = MAX_SHOWN  # at most this many shown for a shared word, nearest first
+    correcting: bool = False  # the message reads as a correction (forget.reads_as_correction)
+
+    @property
+    def reach(self) -> float:
+        return max(self.strict, self.near, self.nearest)
 
 
-def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str, b: Bounds) -> dict[int, bool]:
-    """Row -> shown for a shared word (True) or on distance (False), for the rows shown."""
-    if not len(d):
+def terms(text: str, lang: str) -> frozenset[str]:
+    return frozenset(content_terms(text, lang)) if text else frozenset()
+
+
+def shared_terms(message: frozenset[str], memory: frozenset[str], lang: str) -> set[str]:
+    """The message's terms the memory has too: the same stem, or (outside Korean's
+    bigrams) the grounding check's stem tolerance ("kasvata" / "kasvatamise")."""
+    if lang == "ko":
+        return set(message & memory)
+    return {w for w in message if w in memory or any(stems_match(w, x) for x in memory)}
+
+
+def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
+          b: Bounds) -> dict[int, tuple[str, bool]]:
+    """Row -> (why it is shown: "distance", "words" or "nearest"; whether it shares a
+    telling word with the message), for the rows shown.
+
+    `d`: the message's distance to every memory of the customer; `contents`: the
+    candidates (rows within reach), opened."""
+    if not len(d) or not contents:
         return {}
     nearest = float(d.min())
-    words = content_terms(message, lang) if message else set()
-    terms = {i: content_terms(text, lang) & words for i, text in contents.items()} if words else {}
-    # A word most of the customer's nearby memories share (their own name, their
-    # company's) says nothing about which one the message means: it counts only when
-    # few of the candidates have it.
+    words = terms(message, lang)
+    shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in contents.items()} if words else {}
+    # A word many of the candidates share (the customer's own name, their company's)
+    # says nothing about which one the message means: it counts only when few have it
+    # (a few more when the message corrects: "both parrots went to a friend").
     df: dict[str, int] = {}
-    for shared in terms.values():
-        for w in shared:
+    for found in shared.values():
+        for w in found:
             df[w] = df.get(w, 0) + 1
-    common = max(2, -(-len(contents) // 3))
-    out: dict[int, bool] = {}
-    for i in contents:
-        if d[i] <= b.strict:
-            out[i] = False
-        elif d[i] <= min(b.near, nearest + b.near_margin) and any(df[w] <= common for w in terms.get(i, ())):
-            out[i] = True
+    common = max(2, int(np.ceil(len(contents) * b.word_share)))
+    out: dict[int, tuple[str, bool]] = {}
+    by_words = 0
+    for i in sorted(contents, key=lambda i: d[i]):
+        di, behind = float(d[i]), float(d[i]) - nearest
+        worded = any(df[w] <= common for w in shared.get(i, ()))
+        if di <= b.strict and behind <= b.strict_margin:
+            out[i] = ("distance", worded)
+        elif worded and di <= b.near and behind <= b.near_margin and by_words < b.word_limit:
+            out[i] = ("words", True)
+            by_words += 1
+        elif di <= b.nearest and behind <= 0.0:
+            out[i] = ("nearest", False)
     return out
 
 
-def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float, budget: int = BUDGET_CHARS,
+def _bounds(threshold: float, bounds: Bounds | None, near: float, near_margin: float) -> Bounds:
+    return bounds if bounds is not None else Bounds(threshold, near=near, near_margin=near_margin)
+
+
+def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float = 0.0, budget: int = BUDGET_CHARS,
            limit: int = MAX_SHOWN, message: str = "", lang: str = "en", near: float = 0.0,
-           near_margin: float = 0.0) -> Recalled:
+           near_margin: float = 0.0, bounds: Bounds | None = None) -> Recalled:
+    """`bounds` (MemorySettings.recall_bounds) or, for the strict rule with a shared-word
+    band, `threshold`, `near` and `near_margin`."""
+    b = _bounds(threshold, bounds, near, near_margin)
     d = distances(query, memories)
-    about = _about(d, {i: m.content for i, m in enumerate(memories)}, message, lang,
-                   Bounds(threshold, near, near_margin))
-    close = [(float(d[i]), memories[i], by_word) for i, by_word in about.items()]
+    within = sorted((i for i in range(len(memories)) if d[i] <= b.reach), key=lambda i: d[i])[: limit * 2]
+    why = about(d, {i: memories[i].content for i in within}, message, lang, b)
+    close = [(float(d[i]), memories[i], reason) for i, reason in why.items()]
     close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
-    return shown(close, budget=budget, limit=limit)
+    out = shown(close, budget=budget, limit=limit, nearest=float(d.min()) if len(d) else 0.0)
+    out.correcting = b.correcting
+    return out
 
 
 def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[int]], list[StoredMemory]], *,
-                   threshold: float, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN, message: str = "",
-                   lang: str = "en", near: float = 0.0, near_margin: float = 0.0) -> Recalled:
+                   threshold: float = 0.0, budget: int = BUDGET_CHARS, limit: int = MAX_SHOWN, message: str = "",
+                   lang: str = "en", near: float = 0.0, near_margin: float = 0.0,
+                   bounds: Bounds | None = None) -> Recalled:
     """The turn's path: distances over the space's embeddings alone, then only the
     few memories that may be shown are fetched and opened."""
+    b = _bounds(threshold, bounds, near, near_margin)
     d = 1.0 - index.matrix @ query
-    reach = max(threshold, near)
-    candidates = sorted((i for i in range(len(index.ids)) if d[i] <= reach), key=lambda i: d[i])[: limit * 2]
-    by_id = {m.id: m for m in fetch([index.ids[i] for i in candidates])}
+    candidates = sorted((i for i in range(len(index.ids)) if d[i] <= b.reach), key=lambda i: d[i])[: limit * 2]
+    by_id = {m.id: m for m in fetch([index.ids[i] for i in candidates])} if candidates else {}
     contents = {i: by_id[index.ids[i]].content for i in candidates if index.ids[i] in by_id}
-    about = _about(d, contents, message, lang, Bounds(threshold, near, near_margin))
-    close = [(float(d[i]), by_id[index.ids[i]], by_word) for i, by_word in about.items()]
+    why = about(d, contents, message, lang, b)
+    close = [(float(d[i]), by_id[index.ids[i]], reason) for i, reason in why.items()]
     close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
-    return shown(close, budget=budget, limit=limit)
+    out = shown(close, budget=budget, limit=limit, nearest=float(d.min()) if len(d) else 0.0)
+    out.correcting = b.correcting
+    return out
 
 
-def shown(close: list[tuple], *, budget: int, limit: int) -> Recalled:
-    """Most important first, within the character budget, labelled m1..mN."""
+def shown(close: list[tuple], *, budget: int, limit: int, nearest: float = 0.0) -> Recalled:
+    """Most important first, within the character budget, labelled m1..mN; `nearest`:
+    the distance of the customer's nearest memory."""
     out, used = Recalled(), 0
-    for dist, m, *by_word in close:
+    for dist, m, *why in close:
         if len(out.refs) == limit or used + len(m.content) > budget:
             continue
         ref = f"m{len(out.refs) + 1}"
         out.refs[ref] = m
         out.distance[ref] = dist
-        if by_word and by_word[0]:
+        out.behind[ref] = max(0.0, dist - nearest)
+        if why and why[0][1]:
             out.near.add(ref)
         used += len(m.content) + len(ref) + 2
     return out

@@ -16,11 +16,13 @@ from typing import Iterator
 import anthropic
 
 from ..errors import ProviderError, ProviderNotConfigured
+from . import PROVIDERS
 from .base import ChatRequest, ChatResult, ChatStream, Usage
 from .retry_after import retry_after
 from .streams import VendorStream
 from .transport import TRANSPORT_ERRORS
 
+SPEC = PROVIDERS["anthropic"]
 _EPHEMERAL = {"type": "ephemeral"}
 # The HTTP status each error type has when it is not streamed
 # (docs.anthropic.com/en/api/errors): an `error` event mid-stream comes inside a 200.
@@ -32,15 +34,12 @@ _STREAM_ERROR_STATUS = {
 
 
 class AnthropicProvider:
-    name = "anthropic"
-    # Not on the SDK's deprecation list (anthropic/_data/deprecated_models.py); answers
-    # without extended thinking eating into max_tokens; caches from 1,024 tokens, so a
-    # small business's pinned knowledge is cacheable; and its list price is published.
-    default_model = "claude-sonnet-4-6"
+    name = SPEC.name
+    default_model = SPEC.default_model
 
     def __init__(self, api_key: str, base_url: str | None = None, timeout: float = 30.0):
         if not api_key:
-            raise ProviderNotConfigured(self.name, "no API key configured")
+            raise ProviderNotConfigured(self.name, f"no API key configured ({SPEC.key_env})")
         # Our layer owns retries and fallbacks; SDK retries would multiply them.
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None,
                                            max_retries=0, timeout=timeout)

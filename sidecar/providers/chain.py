@@ -34,6 +34,14 @@ class RetryPolicy:
     min_attempt_time: float = 1.0  # no point starting a call with less time than this left
 
 
+@dataclass(frozen=True)
+class Link:
+    """One provider of the chain and the model it is asked for."""
+
+    provider: Provider
+    model: str
+
+
 @dataclass
 class Attempt:
     provider: str
@@ -48,17 +56,18 @@ class ChainOutcome:
 
 
 class ProviderChain:
-    def __init__(self, links: Sequence[tuple[Provider, str]], policy: RetryPolicy = RetryPolicy(),
+    def __init__(self, links: Sequence[Link | tuple[Provider, str]], policy: RetryPolicy = RetryPolicy(),
                  offline: OfflineProvider | None = None, *, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic, jitter: Callable[[], float] = random.random):
-        self.links = list(links)
+        """`links`: primary first; a (provider, model) pair is read as a Link."""
+        self.links = [link if isinstance(link, Link) else Link(*link) for link in links]
         self.policy = policy
         self.offline = offline or OfflineProvider()
         self.sleep, self.clock, self.jitter = sleep, clock, jitter
 
     @property
     def primary(self) -> Provider:
-        return self.links[0][0] if self.links else self.offline
+        return self.links[0].provider if self.links else self.offline
 
     def backoff(self, attempt: int, error: ProviderError) -> float:
         """Seconds before retry number `attempt` (1-based): exponential with equal
@@ -90,7 +99,8 @@ class ProviderChain:
         """`call` on each provider in turn, retried, within the deadline: what the first
         success returned and the provider's index, or None when every one failed."""
         start = self.clock()
-        for index, (provider, model) in enumerate(self.links):
+        for index, link in enumerate(self.links):
+            provider = link.provider
             if provider.name == "offline":
                 break
             for n in range(1, self.policy.attempts + 1):
@@ -98,7 +108,7 @@ class ProviderChain:
                 if left < self.policy.min_attempt_time:
                     break
                 try:
-                    answer = call(provider, replace(request, model=model, timeout=min(request.timeout, left)))
+                    answer = call(provider, replace(request, model=link.model, timeout=min(request.timeout, left)))
                 except ProviderError as exc:
                     attempts.append(Attempt(provider.name, exc))
                     log.warning("%s attempt %d failed: %s (status=%s, retryable=%s)",

@@ -13,33 +13,40 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from ..errors import ProviderError, ProviderNotConfigured
+from . import PROVIDERS
 from .base import ChatRequest, ChatResult, ChatStream, Usage
 from .retry_after import retry_after
 from .streams import VendorStream
-from .transport import TRANSPORT_ERRORS  # noqa: F401 (the Gemini embedder imports it from here)
+from .transport import TRANSPORT_ERRORS
+
+SPEC = PROVIDERS["gemini"]
+
+
+def make_client(api_key: str, base_url: str | None, timeout: float) -> genai.Client:
+    """The Gemini API client, as the provider and the Gemini embedder both use it."""
+    return genai.Client(
+        api_key=api_key,
+        vertexai=False,  # never switched by GOOGLE_GENAI_USE_VERTEXAI in the environment
+        http_options=types.HttpOptions(
+            base_url=base_url or None,
+            # SDK 3 moved its default to v1 and reads GOOGLE_GENAI_API_VERSION; pin the
+            # version that has everything used here (JSON schema, thinking level, task types).
+            api_version="v1beta",
+            timeout=_ms(timeout),
+            # Our layer owns retries and fallbacks; SDK retries would multiply them.
+            retry_options=types.HttpRetryOptions(attempts=1),
+        ),
+    )
 
 
 class GeminiProvider:
-    name = "gemini"
-    # The SDK's own reference model and a GA Flash: the fast, cheap tier a chat needs.
-    default_model = "gemini-3.8-flash"
+    name = SPEC.name
+    default_model = SPEC.default_model
 
     def __init__(self, api_key: str, base_url: str | None = None, timeout: float = 30.0):
         if not api_key:
-            raise ProviderNotConfigured(self.name, "no API key configured")
-        self._client = genai.Client(
-            api_key=api_key,
-            vertexai=False,  # never switched by GOOGLE_GENAI_USE_VERTEXAI in the environment
-            http_options=types.HttpOptions(
-                base_url=base_url or None,
-                # SDK 3 moved its default to v1 and reads GOOGLE_GENAI_API_VERSION; pin the
-                # version that has everything used here (JSON schema, thinking level).
-                api_version="v1beta",
-                timeout=_ms(timeout),
-                # Our layer owns retries and fallbacks; SDK retries would multiply them.
-                retry_options=types.HttpRetryOptions(attempts=1),
-            ),
-        )
+            raise ProviderNotConfigured(self.name, f"no API key configured ({SPEC.key_env})")
+        self._client = make_client(api_key, base_url, timeout)
 
     def chat(self, request: ChatRequest) -> ChatResult:
         model = request.model or self.default_model

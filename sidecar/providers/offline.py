@@ -18,8 +18,11 @@ from typing import Mapping
 
 from .. import lang as languages
 from ..searchtext import content_terms, tokens
+from . import PROVIDERS
 from .base import ChatRequest, ChatResult, ChatStream, Grounding, GroundingEntry, Usage
 from .streams import whole
+
+SPEC = PROVIDERS["offline"]
 
 MAX_LINES = 8
 # Closest in meaning: small e5 models' similarities are compressed (0.75-0.9 for
@@ -134,8 +137,8 @@ def answer(g: Grounding) -> dict:
 
 
 class OfflineProvider:
-    name = "offline"
-    default_model = "offline"
+    name = SPEC.name
+    default_model = SPEC.default_model
 
     def chat(self, request: ChatRequest) -> ChatResult:
         g = request.grounding or Grounding(question="", lang="en")

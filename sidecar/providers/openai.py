@@ -18,11 +18,13 @@ from typing import Iterator
 import openai
 
 from ..errors import ProviderError, ProviderNotConfigured
+from . import PROVIDERS
 from .base import ChatRequest, ChatResult, ChatStream, Usage
 from .retry_after import retry_after
 from .streams import VendorStream
 from .transport import TRANSPORT_ERRORS
 
+SPEC = PROVIDERS["openai"]
 # Reasoning models spend hidden tokens out of max_completion_tokens and add latency; a
 # grounded chat reply needs little of either. "low" is the lowest effort every
 # reasoning family accepts (o-series, gpt-5, gpt-6 Astra have no "none").
@@ -33,14 +35,12 @@ _CALLER_FAULTS = frozenset({"invalid_request_error", "authentication_error", "pe
 
 
 class OpenAIProvider:
-    name = "openai"
-    # The current cost tier for high-volume, well-scoped work (a chat widget is exactly
-    # that); not on the deprecation list of the SDK's ChatModel literal.
-    default_model = "gpt-6-luna"
+    name = SPEC.name
+    default_model = SPEC.default_model
 
     def __init__(self, api_key: str, base_url: str | None = None, timeout: float = 30.0):
         if not api_key:
-            raise ProviderNotConfigured(self.name, "no API key configured")
+            raise ProviderNotConfigured(self.name, f"no API key configured ({SPEC.key_env})")
         # Our layer owns retries and fallbacks; SDK retries would multiply them.
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url or None,
                                      max_retries=0, timeout=timeout)

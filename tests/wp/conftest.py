@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from testbed.fake_sidecar import FakeSidecar
+
 from ..nginx_process import NginxProcess, nginx_binary
-from .fake_sidecar import FakeSidecar
 
 ROOT = Path(__file__).resolve().parents[2]
 WP_ENV = ROOT / "scripts" / "wp-env"
@@ -215,16 +216,16 @@ def real_sidecar(database_url, engine, master_key, wp_site_credentials, artifact
 @dataclass
 class VendorSidecar:
     url: str
-    vendor: "object"  # tests.fakes.anthropic_server.FakeAnthropic: script its replies and pace
+    vendor: "object"  # testbed.anthropic_server.FakeAnthropic: script its replies and pace
 
 
 @pytest.fixture(scope="session")
 def vendor_sidecar(real_sidecar, database_url, master_key, artifacts):
     """A second real sidecar (`rtac serve`, the same database and site as `real_sidecar`) whose
     model vendor is a local fake of the Anthropic API, streaming at the pace a test scripts."""
-    from tests.fakes.anthropic_server import FakeAnthropic
+    from testbed.anthropic_server import FakeAnthropic
 
-    from .sidecar_process import RtacServe
+    from testbed.sidecar_process import RtacServe
     with FakeAnthropic() as vendor:
         env = {"RTAC_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": vendor.base_url}
         try:
@@ -266,23 +267,8 @@ class BufferingProxy(NginxProcess):
         self.binary = nginx_binary(f"apt-get install nginx — {INSTALL_HINT}")
         self.port, self.artifacts = free_port(), artifacts
         self.url = f"http://127.0.0.1:{self.port}"
-        self.prefix = Path(tempfile.mkdtemp(prefix="rtac-wp-nginx-"))
-        for d in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
-            (self.prefix / d).mkdir()
-            os.chmod(self.prefix / d, 0o777)  # the worker may run as nobody
-        (self.prefix / "nginx.conf").write_text(f"""
-daemon off;
-worker_processes 1;
-pid {self.prefix}/nginx.pid;
-error_log {self.prefix}/error.log info;
-events {{ worker_connections 128; }}
-http {{
-    access_log {self.prefix}/access.log;
-    client_body_temp_path {self.prefix}/client_body;
-    proxy_temp_path {self.prefix}/proxy;
-    fastcgi_temp_path {self.prefix}/fastcgi;
-    uwsgi_temp_path {self.prefix}/uwsgi;
-    scgi_temp_path {self.prefix}/scgi;
+        self.make_prefix("rtac-wp-nginx-")
+        self.write_config(128, f"""
     server {{
         listen 127.0.0.1:{self.port};
         location / {{
@@ -297,9 +283,7 @@ http {{
             proxy_busy_buffers_size 128k;
             proxy_read_timeout 120s;
         }}
-    }}
-}}
-""")
+    }}""")
 
     def __enter__(self) -> "BufferingProxy":
         self.start()

@@ -596,7 +596,7 @@ STREAMED_REPLY = ("We repair carbon frames in our own workshop. A repair usually
 def test_streamed_text_appears_while_the_vendor_is_still_writing(tab, site, fake, vendor_sidecar, artifacts):
     """Browser -> WordPress (the plugin's relay) -> fake sidecar (recording, proxy mode) -> the real
     sidecar -> a fake Anthropic API writing about 80 characters a second after 0.5 s."""
-    from tests.fakes.anthropic_server import streamed
+    from testbed.anthropic_server import streamed
     fake.set_proxy(vendor_sidecar.url)
     reply = {"reply": STREAMED_REPLY, "quick_replies": ["Book a repair", "Opening hours"], "action": "none",
              "unanswered": False, "forget": []}

@@ -191,7 +191,7 @@ final class Rtac_Admin_Conversations {
 				echo '<div class="notice notice-warning inline"><p>' . esc_html__( 'The assistant service could not show this page of conversations.', 'rtac' ) . ' <small>' . esc_html( $page->get_error_message() ) . '</small> ';
 				printf( '<a href="%1$s">%2$s</a></p></div>', esc_url( self::url() ), esc_html__( 'Show the newest conversations', 'rtac' ) );
 			} else {
-				Rtac_Admin_Unanswered::render_unreachable( $page );
+				Rtac_Admin::render_unreachable( $page );
 			}
 			echo '</div>';
 			return;
@@ -284,7 +284,7 @@ final class Rtac_Admin_Conversations {
 			if ( 404 === (int) ( $conversation->get_error_data()['status'] ?? 0 ) ) {
 				self::render_gone();
 			} else {
-				Rtac_Admin_Unanswered::render_unreachable( $conversation );
+				Rtac_Admin::render_unreachable( $conversation );
 			}
 			echo '</div>';
 			return;
@@ -308,7 +308,7 @@ final class Rtac_Admin_Conversations {
 			echo '<p>' . esc_html__( 'This conversation has no turns left.', 'rtac' ) . '</p></div>';
 			return;
 		}
-		$can_answer = current_user_can( Rtac_Admin::CAP );
+		$can_answer = Rtac_Capability::can_manage();
 		echo '<ol class="rtac-turns">';
 		foreach ( $turns as $turn ) {
 			$this->render_turn( $id, $turn, $can_answer );

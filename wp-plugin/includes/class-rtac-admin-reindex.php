@@ -56,7 +56,7 @@ final class Rtac_Admin_Reindex {
 	}
 
 	public function render(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		echo '<div class="wrap rtac-reindex"><h1>' . esc_html__( 'Re-index content', 'rtac' ) . '</h1>';
 		Rtac_Admin::render_notice();
 		echo '<p>' . esc_html__( 'Published posts, pages, products and knowledge-base entries are sent to the assistant automatically when they change. Re-index once after connecting a site, or when you suspect the assistant has an old copy.', 'rtac' ) . '</p>';

@@ -122,7 +122,7 @@ final class Rtac_Admin_Settings {
 	}
 
 	public function render(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		$tabs = $this->tabs();
 		$tab  = isset( $_GET['tab'] ) ? sanitize_key( wp_unslash( $_GET['tab'] ) ) : 'connection'; // phpcs:ignore WordPress.Security.NonceVerification.Recommended -- navigation only
 		$tab  = isset( $tabs[ $tab ] ) ? $tab : 'connection';
@@ -284,7 +284,7 @@ final class Rtac_Admin_Settings {
 
 	/** admin-post.php?action=rtac_test_connection: capability → nonce → act → redirect. */
 	public function handle_test(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		check_admin_referer( self::TEST_ACTION, 'rtac_test_nonce' );
 
 		$client = Rtac_Client::from_settings( $this->settings );

@@ -3,7 +3,8 @@
  * The unanswered-questions report (menu slug `rtac-unanswered`): the list
  * (all languages or one), "Add to knowledge base" (for a listed question, or
  * for an unanswered turn of a conversation in the log), "Dismiss", bulk
- * dismiss and the CSV export.
+ * dismiss and the CSV export. The questions and their status are the
+ * sidecar's, read and changed through Rtac_Unanswered_Report.
  *
  * Every action runs capability → nonce → wp_unslash → act → wp_safe_redirect
  * with a message code.
@@ -21,47 +22,26 @@ final class Rtac_Admin_Unanswered {
 	const CSV_ACTION     = 'rtac_unanswered_csv';
 
 	private Rtac_Settings $settings;
+	private Rtac_Unanswered_Report $report;
 	private ?Rtac_Client $client;
 
-	public function __construct( Rtac_Settings $settings, ?Rtac_Client $client = null ) {
+	/** $client reads the conversation an answer is written for; the questions come from $report. */
+	public function __construct( Rtac_Settings $settings, Rtac_Unanswered_Report $report, ?Rtac_Client $client = null ) {
 		$this->settings = $settings;
+		$this->report   = $report;
 		$this->client   = $client;
 	}
 
-	/**
-	 * Open questions from the sidecar, of one language when given.
-	 *
-	 * @return array|WP_Error The items.
-	 */
-	public function fetch( string $lang = '' ) {
-		$lang = Rtac_Language::normalize( $lang );
-		$res  = $this->client()->request( 'GET', '/v1/unanswered?status=open' . ( '' !== $lang ? '&lang=' . rawurlencode( $lang ) : '' ) );
-		if ( null !== $res['error'] ) {
-			return $res['error'];
-		}
-		return is_array( $res['body']['items'] ?? null ) ? $res['body']['items'] : array();
-	}
-
-	public function set_status( int $id, string $status ): bool {
-		$verb = 'resolved' === $status ? 'resolve' : 'dismiss';
-		$res  = $this->client()->request( 'POST', '/v1/unanswered/' . $id . '/' . $verb, array() );
-		if ( null !== $res['error'] ) {
-			return false;
-		}
-		delete_transient( Rtac_Dashboard::cache_key() ); // The open count just changed.
-		return true;
-	}
-
 	public function render(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		echo '<div class="wrap"><h1 class="wp-heading-inline">' . esc_html__( 'Unanswered questions', 'rtac' ) . '</h1>';
 		Rtac_Admin::render_notice();
 		echo '<p>' . esc_html__( 'Questions visitors asked that your site could not answer. Each one is a piece of content worth writing: add an answer and the assistant will use it from then on.', 'rtac' ) . '</p>';
 
 		$lang  = self::requested_lang();
-		$items = $this->fetch( $lang );
+		$items = $this->report->fetch( $lang );
 		if ( is_wp_error( $items ) ) {
-			self::render_unreachable( $items );
+			Rtac_Admin::render_unreachable( $items );
 			echo '</div>';
 			return;
 		}
@@ -96,14 +76,6 @@ final class Rtac_Admin_Unanswered {
 		wp_nonce_field( self::CSV_ACTION, 'rtac_csv_nonce' );
 		submit_button( __( 'Export as CSV', 'rtac' ), 'secondary', 'rtac-export', false );
 		echo '</form></div>';
-	}
-
-	public static function render_unreachable( WP_Error $error ): void {
-		echo '<div class="notice notice-warning inline"><p>';
-		esc_html_e( 'The assistant service could not be reached just now, so this information is not available. Please try again in a few minutes.', 'rtac' );
-		echo '</p><p><small>' . esc_html( $error->get_error_message() ) . '</small> ';
-		printf( '<a href="%1$s">%2$s</a>', esc_url( Rtac_Admin::page_url( 'rtac', array( 'tab' => 'connection' ) ) ), esc_html__( 'Check the connection settings', 'rtac' ) );
-		echo '</p></div>';
 	}
 
 	/** The `lang` of the report's URL: one language's questions, or '' for all. */
@@ -154,29 +126,11 @@ final class Rtac_Admin_Unanswered {
 		$lang = Rtac_Language::normalize( (string) ( $conversation['lang'] ?? '' ) );
 		$this->render_answer_form(
 			array(
-				'id'       => self::matching_question( $items, $question, $lang ),
+				'id'       => Rtac_Unanswered_Report::matching_question( $items, $question, $lang ),
 				'question' => $question,
 				'lang'     => $lang,
 			)
 		);
-	}
-
-	/** The id of the open question recorded for this wording (the sidecar groups them so), else 0. */
-	public static function matching_question( array $items, string $question, string $lang ): int {
-		$wanted = self::normalize_question( $question );
-		foreach ( $items as $item ) {
-			if ( self::normalize_question( (string) ( $item['question'] ?? '' ) ) === $wanted
-				&& ( '' === $lang || Rtac_Language::normalize( (string) ( $item['lang'] ?? '' ) ) === $lang ) ) {
-				return (int) ( $item['id'] ?? 0 );
-			}
-		}
-		return 0;
-	}
-
-	/** As the sidecar groups questions: case, runs of whitespace and the end punctuation do not count. */
-	public static function normalize_question( string $question ): string {
-		$question = mb_strtolower( trim( (string) preg_replace( '/\s+/u', ' ', $question ) ) );
-		return (string) preg_replace( '/[\s?!.。？！…]+$/u', '', $question );
 	}
 
 	private function render_answer_form( array $item ): void {
@@ -216,7 +170,7 @@ final class Rtac_Admin_Unanswered {
 		if ( 'dismiss' !== $action ) {
 			return;
 		}
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		check_admin_referer( 'bulk-rtac-questions' );
 		$ids = isset( $_POST['ids'] ) ? array_filter( array_map( 'absint', (array) wp_unslash( $_POST['ids'] ) ) ) : array();
 		if ( ! $ids ) {
@@ -224,7 +178,7 @@ final class Rtac_Admin_Unanswered {
 		}
 		$done = 0;
 		foreach ( $ids as $id ) {
-			$done += $this->set_status( $id, 'dismissed' ) ? 1 : 0;
+			$done += $this->report->set_status( $id, 'dismissed' ) ? 1 : 0;
 		}
 		self::redirect(
 			$done > 0 ? array(
@@ -236,10 +190,10 @@ final class Rtac_Admin_Unanswered {
 
 	/** admin-post.php?action=rtac_unanswered_dismiss&id=N&_wpnonce=... */
 	public function handle_dismiss(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		$id = isset( $_GET['id'] ) ? absint( $_GET['id'] ) : 0; // The nonce action names the id.
 		check_admin_referer( self::DISMISS_ACTION . '_' . $id );
-		if ( $id && $this->set_status( $id, 'dismissed' ) ) {
+		if ( $id && $this->report->set_status( $id, 'dismissed' ) ) {
 			self::redirect(
 				array(
 					'rtac_msg' => 'dismissed',
@@ -252,7 +206,7 @@ final class Rtac_Admin_Unanswered {
 
 	/** admin-post.php, action rtac_unanswered_answer: creates the KB entry, then resolves. */
 	public function handle_answer(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		check_admin_referer( self::ANSWER_ACTION, 'rtac_answer_nonce' );
 		$id       = isset( $_POST['id'] ) ? absint( wp_unslash( $_POST['id'] ) ) : 0;
 		$question = isset( $_POST['question'] ) ? sanitize_text_field( wp_unslash( $_POST['question'] ) ) : '';
@@ -276,20 +230,20 @@ final class Rtac_Admin_Unanswered {
 			// From a conversation whose question is no longer open: nothing to resolve.
 			self::redirect( array( 'rtac_msg' => 'kb_added_only' ) );
 		}
-		$resolved = $this->set_status( $id, 'resolved' );
+		$resolved = $this->report->set_status( $id, 'resolved' );
 		self::redirect( array( 'rtac_msg' => $resolved ? 'kb_added' : 'kb_added_open' ) );
 	}
 
 	/** admin-post.php, action rtac_unanswered_csv. */
 	public function handle_csv(): void {
-		Rtac_Admin::require_cap();
+		Rtac_Capability::require_manage();
 		check_admin_referer( self::CSV_ACTION, 'rtac_csv_nonce' );
 		$lang  = isset( $_POST['lang'] ) ? sanitize_text_field( wp_unslash( $_POST['lang'] ) ) : '';
-		$items = $this->fetch( $lang );
+		$items = $this->report->fetch( $lang );
 		if ( is_wp_error( $items ) ) {
 			wp_die( esc_html__( 'The assistant service could not be reached, so there is nothing to export right now. Please try again later.', 'rtac' ), esc_html__( 'Export failed', 'rtac' ), array( 'response' => 502, 'back_link' => true ) );
 		}
-		$csv = Rtac_Csv::build( self::csv_rows( $items ) );
+		$csv = Rtac_Csv::build( Rtac_Unanswered_Report::csv_rows( $items ) );
 		nocache_headers();
 		header( 'Content-Type: text/csv; charset=utf-8' );
 		header( 'Content-Disposition: attachment; filename="rtac-unanswered-' . gmdate( 'Y-m-d' ) . '.csv"' );
@@ -297,23 +251,6 @@ final class Rtac_Admin_Unanswered {
 		header( 'Content-Length: ' . strlen( $csv ) );
 		echo $csv; // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- a CSV download, cells neutralised by Rtac_Csv
 		exit;
-	}
-
-	public static function csv_rows( array $items ): array {
-		$rows = array( array( 'id', 'question', 'lang', 'page_url', 'count', 'first_asked', 'last_asked', 'status' ) );
-		foreach ( $items as $item ) {
-			$rows[] = array(
-				$item['id'] ?? '',
-				$item['question'] ?? '',
-				$item['lang'] ?? '',
-				$item['page_url'] ?? '',
-				$item['count'] ?? '',
-				$item['first_asked'] ?? '',
-				$item['last_asked'] ?? '',
-				$item['status'] ?? '',
-			);
-		}
-		return $rows;
 	}
 
 	/** @return never */

@@ -1,7 +1,8 @@
 <?php
 /**
- * The admin menu `rtac`, the plugin's admin assets (on its own screens only)
- * and the notices that follow a redirect with `rtac_msg`.
+ * The admin menu `rtac`, the plugin's admin assets (on its own screens only),
+ * the notices that follow a redirect with `rtac_msg` and the one shown where
+ * the sidecar could not be reached.
  *
  * @package rtac
  */
@@ -9,20 +10,6 @@
 defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Admin {
-
-	/** A post list's columns with `$extra` added before the date column, which stays last. */
-	public static function columns_before_date( array $columns, array $extra ): array {
-		$date = $columns['date'] ?? null;
-		unset( $columns['date'] );
-		$columns += $extra;
-		if ( null !== $date ) {
-			$columns['date'] = $date;
-		}
-		return $columns;
-	}
-
-
-	const CAP = 'manage_options';
 
 	private Rtac_Admin_Settings $settings_page;
 	private Rtac_Admin_Unanswered $unanswered;
@@ -44,13 +31,13 @@ final class Rtac_Admin {
 		$this->screens['rtac'] = (string) add_menu_page(
 			__( 'Chat assistant', 'rtac' ),
 			__( 'Assistant', 'rtac' ),
-			self::CAP,
+			Rtac_Capability::MANAGE,
 			'rtac',
 			array( $this->settings_page, 'render' ),
 			'dashicons-format-chat',
 			58
 		);
-		add_submenu_page( 'rtac', __( 'Assistant settings', 'rtac' ), __( 'Settings', 'rtac' ), self::CAP, 'rtac', array( $this->settings_page, 'render' ) );
+		add_submenu_page( 'rtac', __( 'Assistant settings', 'rtac' ), __( 'Settings', 'rtac' ), Rtac_Capability::MANAGE, 'rtac', array( $this->settings_page, 'render' ) );
 	}
 
 	/** admin_menu, priority 11: after the knowledge base and leads. */
@@ -59,7 +46,7 @@ final class Rtac_Admin {
 			'rtac',
 			__( 'Unanswered questions', 'rtac' ),
 			__( 'Unanswered', 'rtac' ),
-			self::CAP,
+			Rtac_Capability::MANAGE,
 			'rtac-unanswered',
 			array( $this->unanswered, 'render' )
 		);
@@ -79,7 +66,7 @@ final class Rtac_Admin {
 			'rtac',
 			__( 'Re-index content', 'rtac' ),
 			__( 'Re-index', 'rtac' ),
-			self::CAP,
+			Rtac_Capability::MANAGE,
 			'rtac-reindex',
 			array( $this->reindex, 'render' )
 		);
@@ -126,15 +113,48 @@ final class Rtac_Admin {
 		printf( '<div class="notice notice-%1$s is-dismissible"><p>%2$s</p></div>', esc_attr( $type ), esc_html( $text ) );
 	}
 
+	/** In place of what the sidecar would have shown: it could not be reached, and where to check the connection. */
+	public static function render_unreachable( WP_Error $error ): void {
+		echo '<div class="notice notice-warning inline"><p>';
+		esc_html_e( 'The assistant service could not be reached just now, so this information is not available. Please try again in a few minutes.', 'rtac' );
+		echo '</p><p><small>' . esc_html( $error->get_error_message() ) . '</small> ';
+		printf( '<a href="%1$s">%2$s</a>', esc_url( self::page_url( 'rtac', array( 'tab' => 'connection' ) ) ), esc_html__( 'Check the connection settings', 'rtac' ) );
+		echo '</p></div>';
+	}
+
+	/**
+	 * register_post_type() arguments for a post type seen in wp-admin only, under
+	 * the Assistant menu: never a page, an archive, a search result, a menu item
+	 * or a REST route of the site. $args adds the rest.
+	 */
+	public static function post_type_args( array $args ): array {
+		return $args + array(
+			'public'              => false,
+			'publicly_queryable'  => false,
+			'exclude_from_search' => true,
+			'show_in_nav_menus'   => false,
+			'show_ui'             => true,
+			'show_in_menu'        => 'rtac',
+			'show_in_rest'        => false,
+			'has_archive'         => false,
+			'rewrite'             => false,
+			'query_var'           => false,
+		);
+	}
+
+	/** A post list's columns with `$extra` added before the date column, which stays last. */
+	public static function columns_before_date( array $columns, array $extra ): array {
+		$date = $columns['date'] ?? null;
+		unset( $columns['date'] );
+		$columns += $extra;
+		if ( null !== $date ) {
+			$columns['date'] = $date;
+		}
+		return $columns;
+	}
+
 	/** The URL of one of the plugin's pages with a message code. */
 	public static function page_url( string $page, array $args = array() ): string {
 		return add_query_arg( array_merge( array( 'page' => $page ), $args ), admin_url( 'admin.php' ) );
-	}
-
-	/** Stops a request from a user who may not manage the plugin. */
-	public static function require_cap(): void {
-		if ( ! current_user_can( self::CAP ) ) {
-			wp_die( esc_html__( 'Sorry, you are not allowed to do that.', 'rtac' ), '', array( 'response' => 403 ) );
-		}
 	}
 }

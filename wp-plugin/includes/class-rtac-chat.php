@@ -17,11 +17,9 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Chat {
 
-	const MAX_MESSAGE = 4000;
-	// The sidecar gives a turn 40 s (RTAC_TURN_DEADLINE) and then answers
-	// offline; waiting a little longer lets that answer arrive.
-	const TIMEOUT = 45;
-	const ACTIONS = array( 'none', 'offer_booking', 'offer_lead', 'show_contact' );
+	// The sidecar answers offline once a turn's deadline has passed; waiting a
+	// little longer lets that answer arrive.
+	const TIMEOUT = Rtac_Protocol::TURN_DEADLINE + 5;
 
 	private Rtac_Settings $settings;
 	private Rtac_Context $context;
@@ -39,11 +37,11 @@ final class Rtac_Chat {
 	public function handle( WP_REST_Request $request ) {
 		$message = trim( (string) $request->get_param( 'message' ) );
 		$length  = mb_strlen( $message );
-		if ( $length < 1 || $length > self::MAX_MESSAGE ) {
+		if ( $length < 1 || $length > Rtac_Protocol::MAX_MESSAGE ) {
 			return new WP_Error(
 				'rtac_invalid_message',
 				/* translators: %d: maximum number of characters. */
-				sprintf( __( 'The message must be between 1 and %d characters long.', 'rtac' ), self::MAX_MESSAGE ),
+				sprintf( __( 'The message must be between 1 and %d characters long.', 'rtac' ), Rtac_Protocol::MAX_MESSAGE ),
 				array( 'status' => 400 )
 			);
 		}
@@ -66,7 +64,7 @@ final class Rtac_Chat {
 			'lang'          => $lang,
 			'page'          => array(
 				'url'   => self::page_url( (string) ( $page['url'] ?? '' ) ),
-				'title' => mb_substr( sanitize_text_field( (string) ( $page['title'] ?? '' ) ), 0, 512 ),
+				'title' => mb_substr( sanitize_text_field( (string) ( $page['title'] ?? '' ) ), 0, Rtac_Protocol::MAX_TITLE ),
 			),
 			'lead_captured' => Rtac_Visitor::lead_captured( $visitor_id, $user_id ),
 			'pinned'        => $this->context->pinned( $lang ),
@@ -195,16 +193,16 @@ final class Rtac_Chat {
 	 */
 	public static function page_url( string $url ): string {
 		$url = (string) preg_replace( '/[?#].*$/s', '', trim( $url ) );
-		return mb_substr( esc_url_raw( $url, array( 'http', 'https' ) ), 0, 2048 );
+		return mb_substr( esc_url_raw( $url, array( 'http', 'https' ) ), 0, Rtac_Protocol::MAX_URL );
 	}
 
 	/** The widget's view of a sidecar reply, every field typed. */
 	public function reply( array $r ): array {
-		$action = in_array( $r['action'] ?? 'none', self::ACTIONS, true ) ? $r['action'] : 'none';
+		$action = in_array( $r['action'] ?? 'none', Rtac_Protocol::ACTIONS, true ) ? $r['action'] : 'none';
 		$data   = array(
 			'conversation_id' => isset( $r['conversation_id'] ) ? (string) $r['conversation_id'] : null,
 			'reply'           => (string) $r['reply'],
-			'quick_replies'   => array_slice( self::strings( $r['quick_replies'] ?? array() ), 0, 3 ),
+			'quick_replies'   => array_slice( self::strings( $r['quick_replies'] ?? array() ), 0, Rtac_Protocol::MAX_QUICK_REPLIES ),
 			'action'          => $action,
 			'unanswered'      => ! empty( $r['unanswered'] ),
 			'forgotten'       => self::strings( $r['forgotten'] ?? array() ),

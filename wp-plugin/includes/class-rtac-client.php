@@ -71,13 +71,9 @@ class Rtac_Client {
 		}
 		$method = strtoupper( $method );
 		$path   = '/' . ltrim( $path, '/' );
-		$json   = '';
-		if ( null !== $body ) {
-			// The sidecar wants a JSON object; [] would encode as a list.
-			$json = array() === $body ? '{}' : wp_json_encode( $body, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES );
-			if ( false === $json ) {
-				return self::result( 0, null, new WP_Error( 'rtac_encode_failed', __( 'The request could not be encoded as JSON.', 'rtac' ) ) );
-			}
+		$json   = self::encode( $body );
+		if ( is_wp_error( $json ) ) {
+			return self::result( 0, null, $json );
 		}
 
 		$headers = $this->sign( $method, $path, $json );
@@ -95,7 +91,7 @@ class Rtac_Client {
 			'headers'     => $headers,
 			'body'        => null === $body ? null : $json,
 			'data_format' => 'body',
-			'user-agent'  => 'rtac-wordpress/' . ( defined( 'RTAC_VERSION' ) ? RTAC_VERSION : 'dev' ) . '; ' . home_url( '/' ),
+			'user-agent'  => self::user_agent(),
 		);
 		$url      = $this->base_url . $path;
 		$response = $this->trusted_url ? wp_remote_request( $url, $args ) : $this->safe_request( $url, $args );
@@ -212,12 +208,9 @@ class Rtac_Client {
 		}
 		$method = strtoupper( $method );
 		$path   = '/' . ltrim( $path, '/' );
-		$json   = '';
-		if ( null !== $body ) {
-			$json = array() === $body ? '{}' : wp_json_encode( $body, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES );
-			if ( false === $json ) {
-				return $result( 0, '', new WP_Error( 'rtac_encode_failed', __( 'The request could not be encoded as JSON.', 'rtac' ) ) );
-			}
+		$json   = self::encode( $body );
+		if ( is_wp_error( $json ) ) {
+			return $result( 0, '', $json );
 		}
 		$url = $this->base_url . $path;
 		// In WordPress's order: the URL's safety, then WP_HTTP_BLOCK_EXTERNAL.
@@ -247,7 +240,7 @@ class Rtac_Client {
 		$opts = array(
 			CURLOPT_CUSTOMREQUEST  => $method,
 			CURLOPT_HTTPHEADER     => $lines,
-			CURLOPT_USERAGENT      => 'rtac-wordpress/' . ( defined( 'RTAC_VERSION' ) ? RTAC_VERSION : 'dev' ) . '; ' . home_url( '/' ),
+			CURLOPT_USERAGENT      => self::user_agent(),
 			CURLOPT_FOLLOWLOCATION => false,
 			CURLOPT_PROTOCOLS      => CURLPROTO_HTTP | CURLPROTO_HTTPS,
 			CURLOPT_CONNECTTIMEOUT => (int) ceil( min( $timeout, self::DEFAULT_TIMEOUT ) ),
@@ -380,6 +373,24 @@ class Rtac_Client {
 		$prefix = rtrim( (string) wp_parse_url( $this->base_url, PHP_URL_PATH ), '/' );
 		$own    = (string) wp_parse_url( 'http://x/' . ltrim( $path, '/' ), PHP_URL_PATH );
 		return $prefix . $own;
+	}
+
+	/**
+	 * The bytes a body is both signed and sent as ('' for none).
+	 *
+	 * @return string|WP_Error
+	 */
+	private static function encode( ?array $body ) {
+		if ( null === $body ) {
+			return '';
+		}
+		// The sidecar wants a JSON object; [] would encode as a list.
+		$json = array() === $body ? '{}' : wp_json_encode( $body, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES );
+		return false === $json ? new WP_Error( 'rtac_encode_failed', __( 'The request could not be encoded as JSON.', 'rtac' ) ) : $json;
+	}
+
+	private static function user_agent(): string {
+		return 'rtac-wordpress/' . ( defined( 'RTAC_VERSION' ) ? RTAC_VERSION : 'dev' ) . '; ' . home_url( '/' );
 	}
 
 	private static function result( int $status, ?array $body, ?WP_Error $error ): array {

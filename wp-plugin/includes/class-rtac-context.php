@@ -14,12 +14,6 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Context {
 
-	// The sidecar's own limits (sidecar/validation.py); entries beyond them
-	// would turn the whole turn into a 400.
-	const MAX_ENTRIES = 50;
-	const MAX_TITLE   = 512;
-	const MAX_CONTENT = 100000;
-
 	private Rtac_Settings $settings;
 
 	public function __construct( Rtac_Settings $settings ) {
@@ -59,11 +53,12 @@ final class Rtac_Context {
 			if ( '' === $content ) {
 				continue;
 			}
+			// Cut to the sidecar's limits: one entry beyond them would turn the whole turn into a 400.
 			$out[] = array(
-				'title'   => mb_substr( $title, 0, self::MAX_TITLE ),
-				'content' => mb_substr( $content, 0, self::MAX_CONTENT ),
+				'title'   => mb_substr( $title, 0, Rtac_Protocol::MAX_TITLE ),
+				'content' => mb_substr( $content, 0, Rtac_Protocol::MAX_PINNED_CONTENT ),
 			);
-			if ( count( $out ) >= self::MAX_ENTRIES ) {
+			if ( count( $out ) >= Rtac_Protocol::MAX_PINNED ) {
 				break;
 			}
 		}

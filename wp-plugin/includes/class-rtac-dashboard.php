@@ -19,29 +19,25 @@ final class Rtac_Dashboard {
 	const CACHE_TTL = 300; // The dashboard is opened often; the numbers move slowly.
 
 	private Rtac_Settings $settings;
-	private Rtac_Admin_Unanswered $unanswered;
+	private Rtac_Unanswered_Report $unanswered;
 	private ?Rtac_Client $client;
 
-	public function __construct( Rtac_Settings $settings, Rtac_Admin_Unanswered $unanswered, ?Rtac_Client $client = null ) {
+	public function __construct( Rtac_Settings $settings, Rtac_Unanswered_Report $unanswered, ?Rtac_Client $client = null ) {
 		$this->settings   = $settings;
 		$this->unanswered = $unanswered;
 		$this->client     = $client;
 	}
 
-	public static function cache_key(): string {
-		return Rtac_Registry::TRANSIENT_DASHBOARD . 'data';
-	}
-
 	/** wp_dashboard_setup. */
 	public function register(): void {
-		if ( current_user_can( Rtac_Admin::CAP ) ) {
+		if ( Rtac_Capability::can_manage() ) {
 			wp_add_dashboard_widget( 'rtac_dashboard', __( 'Chat assistant', 'rtac' ), array( $this, 'render' ) );
 		}
 	}
 
 	/** @return array{stats:array|null, weeks:array<string,int>|null, open:int|null, error:string} */
 	public function data(): array {
-		$key    = self::cache_key();
+		$key    = Rtac_Registry::dashboard_transient();
 		$cached = get_transient( $key );
 		if ( is_array( $cached ) ) {
 			return $cached;
@@ -62,12 +58,12 @@ final class Rtac_Dashboard {
 	}
 
 	public function render(): void {
-		if ( ! current_user_can( Rtac_Admin::CAP ) ) {
+		if ( ! Rtac_Capability::can_manage() ) {
 			return;
 		}
 		$data = $this->data();
 		if ( null === $data['stats'] ) {
-			Rtac_Admin_Unanswered::render_unreachable( new WP_Error( 'rtac_unreachable', $data['error'] ) );
+			Rtac_Admin::render_unreachable( new WP_Error( 'rtac_unreachable', $data['error'] ) );
 			return;
 		}
 		$s    = $data['stats'];

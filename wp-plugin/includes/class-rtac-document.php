@@ -9,8 +9,6 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Document {
 
-	const MAX_CONTENT = 2000000; // The sidecar's per-document limit.
-
 	/** @return string[] */
 	public static function synced_types(): array {
 		$types = apply_filters( 'rtac_sync_post_types', array( 'post', 'page', 'product', Rtac_Registry::POST_TYPE_KB ) );
@@ -62,9 +60,9 @@ final class Rtac_Document {
 			'source'    => $post->post_type,
 			'source_id' => self::source_id( (int) $post->ID ),
 			'lang'      => Rtac_Language::for_post( $post ),
-			'title'     => mb_substr( self::plain( $post->post_title ), 0, 512 ),
+			'title'     => mb_substr( self::plain( $post->post_title ), 0, Rtac_Protocol::MAX_TITLE ),
 			'url'       => is_post_type_viewable( $post->post_type ) ? (string) get_permalink( $post ) : '',
-			'content'   => mb_substr( self::render_text( $post ), 0, self::MAX_CONTENT ),
+			'content'   => mb_substr( self::render_text( $post ), 0, Rtac_Protocol::MAX_DOCUMENT_CONTENT ),
 		);
 		if ( $post->post_modified_gmt && '0000-00-00 00:00:00' !== $post->post_modified_gmt ) {
 			$doc['modified'] = gmdate( 'Y-m-d\TH:i:s\Z', (int) strtotime( $post->post_modified_gmt . ' UTC' ) );

@@ -19,35 +19,27 @@ final class Rtac_Knowledge_Base {
 	public function register(): void {
 		register_post_type(
 			Rtac_Registry::POST_TYPE_KB,
-			array(
-				'labels'              => array(
-					'name'               => __( 'Knowledge base', 'rtac' ),
-					'singular_name'      => __( 'Knowledge base entry', 'rtac' ),
-					'add_new'            => __( 'Add entry', 'rtac' ),
-					'add_new_item'       => __( 'Add knowledge base entry', 'rtac' ),
-					'edit_item'          => __( 'Edit knowledge base entry', 'rtac' ),
-					'new_item'           => __( 'New knowledge base entry', 'rtac' ),
-					'search_items'       => __( 'Search knowledge base', 'rtac' ),
-					'not_found'          => __( 'No entries yet.', 'rtac' ),
-					'not_found_in_trash' => __( 'No entries in the trash.', 'rtac' ),
-					'all_items'          => __( 'Knowledge base', 'rtac' ),
-				),
-				'description'         => __( 'Questions and answers the assistant may use.', 'rtac' ),
-				// Answers reach visitors through the assistant only, never as pages.
-				'public'              => false,
-				'publicly_queryable'  => false,
-				'exclude_from_search' => true,
-				'show_in_nav_menus'   => false,
-				'show_ui'             => true,
-				'show_in_menu'        => 'rtac',
-				'show_in_rest'        => false,
-				'has_archive'         => false,
-				'rewrite'             => false,
-				'query_var'           => false,
-				// Pinned answers shape every reply, so editing them is an editor's job.
-				'capability_type'     => 'page',
-				'map_meta_cap'        => true,
-				'supports'            => array( 'title', 'editor' ),
+			// Answers reach visitors through the assistant only, never as pages.
+			Rtac_Admin::post_type_args(
+				array(
+					'labels'          => array(
+						'name'               => __( 'Knowledge base', 'rtac' ),
+						'singular_name'      => __( 'Knowledge base entry', 'rtac' ),
+						'add_new'            => __( 'Add entry', 'rtac' ),
+						'add_new_item'       => __( 'Add knowledge base entry', 'rtac' ),
+						'edit_item'          => __( 'Edit knowledge base entry', 'rtac' ),
+						'new_item'           => __( 'New knowledge base entry', 'rtac' ),
+						'search_items'       => __( 'Search knowledge base', 'rtac' ),
+						'not_found'          => __( 'No entries yet.', 'rtac' ),
+						'not_found_in_trash' => __( 'No entries in the trash.', 'rtac' ),
+						'all_items'          => __( 'Knowledge base', 'rtac' ),
+					),
+					'description'     => __( 'Questions and answers the assistant may use.', 'rtac' ),
+					// Pinned answers shape every reply, so editing them is an editor's job.
+					'capability_type' => 'page',
+					'map_meta_cap'    => true,
+					'supports'        => array( 'title', 'editor' ),
+				)
 			)
 		);
 		register_post_meta(
@@ -177,7 +169,7 @@ final class Rtac_Knowledge_Base {
 				'post_type'        => Rtac_Registry::POST_TYPE_KB,
 				'post_status'      => 'publish',
 				'has_password'     => false,
-				'numberposts'      => Rtac_Context::MAX_ENTRIES,
+				'numberposts'      => Rtac_Protocol::MAX_PINNED,
 				'orderby'          => array(
 					'menu_order' => 'ASC',
 					'ID'         => 'ASC',

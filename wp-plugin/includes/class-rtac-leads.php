@@ -19,6 +19,9 @@ defined( 'ABSPATH' ) || exit;
 
 final class Rtac_Leads {
 
+	/** The fields the lead list shows beside the name (the post title). */
+	const LIST_COLUMNS = array( Rtac_Registry::META_LEAD_EMAIL, Rtac_Registry::META_LEAD_PHONE );
+
 	private Rtac_Rate_Limiter $limiter;
 
 	public function __construct( Rtac_Rate_Limiter $limiter ) {
@@ -26,46 +29,39 @@ final class Rtac_Leads {
 	}
 
 	public function register(): void {
-		$cap = 'manage_options';
+		$cap = Rtac_Capability::MANAGE;
 		register_post_type(
 			Rtac_Registry::POST_TYPE_LEAD,
-			array(
-				'labels'              => array(
-					'name'          => __( 'Leads', 'rtac' ),
-					'singular_name' => __( 'Lead', 'rtac' ),
-					'edit_item'     => __( 'Lead', 'rtac' ),
-					'search_items'  => __( 'Search leads', 'rtac' ),
-					'not_found'     => __( 'No leads yet.', 'rtac' ),
-					'all_items'     => __( 'Leads', 'rtac' ),
-				),
-				'public'              => false,
-				'publicly_queryable'  => false,
-				'exclude_from_search' => true,
-				'show_in_nav_menus'   => false,
-				'show_ui'             => true,
-				'show_in_menu'        => 'rtac',
-				'show_in_rest'        => false,
-				'rewrite'             => false,
-				'query_var'           => false,
-				'supports'            => array( 'title' ),
-				// Personal data: administrators only, and leads come from visitors, not from "Add new".
-				'map_meta_cap'        => false,
-				'capabilities'        => array(
-					'edit_post'              => $cap,
-					'read_post'              => $cap,
-					'delete_post'            => $cap,
-					'edit_posts'             => $cap,
-					'edit_others_posts'      => $cap,
-					'edit_private_posts'     => $cap,
-					'edit_published_posts'   => $cap,
-					'delete_posts'           => $cap,
-					'delete_others_posts'    => $cap,
-					'delete_private_posts'   => $cap,
-					'delete_published_posts' => $cap,
-					'read_private_posts'     => $cap,
-					'publish_posts'          => $cap,
-					'create_posts'           => 'do_not_allow',
-				),
+			Rtac_Admin::post_type_args(
+				array(
+					'labels'       => array(
+						'name'          => __( 'Leads', 'rtac' ),
+						'singular_name' => __( 'Lead', 'rtac' ),
+						'edit_item'     => __( 'Lead', 'rtac' ),
+						'search_items'  => __( 'Search leads', 'rtac' ),
+						'not_found'     => __( 'No leads yet.', 'rtac' ),
+						'all_items'     => __( 'Leads', 'rtac' ),
+					),
+					'supports'     => array( 'title' ),
+					// Personal data: administrators only, and leads come from visitors, not from "Add new".
+					'map_meta_cap' => false,
+					'capabilities' => array(
+						'edit_post'              => $cap,
+						'read_post'              => $cap,
+						'delete_post'            => $cap,
+						'edit_posts'             => $cap,
+						'edit_others_posts'      => $cap,
+						'edit_private_posts'     => $cap,
+						'edit_published_posts'   => $cap,
+						'delete_posts'           => $cap,
+						'delete_others_posts'    => $cap,
+						'delete_private_posts'   => $cap,
+						'delete_published_posts' => $cap,
+						'read_private_posts'     => $cap,
+						'publish_posts'          => $cap,
+						'create_posts'           => 'do_not_allow',
+					),
+				)
 			)
 		);
 	}
@@ -146,7 +142,7 @@ final class Rtac_Leads {
 			'name'            => mb_substr( $name, 0, 200 ),
 			'email'           => $email,
 			'phone'           => $phone,
-			'message'         => mb_substr( $message, 0, Rtac_Chat::MAX_MESSAGE ),
+			'message'         => mb_substr( $message, 0, Rtac_Protocol::MAX_MESSAGE ),
 			'conversation_id' => sanitize_text_field( (string) $request->get_param( 'conversation_id' ) ),
 		);
 	}
@@ -184,18 +180,19 @@ final class Rtac_Leads {
 		}
 		/* translators: %s: site name. */
 		$subject = sprintf( __( '[%s] New contact request from the chat assistant', 'rtac' ), wp_specialchars_decode( get_bloginfo( 'name' ), ENT_QUOTES ) );
-		$lines   = array(
-			/* translators: %s: visitor's name. */
-			sprintf( __( 'Name: %s', 'rtac' ), $lead['name'] ),
-			/* translators: %s: e-mail address. */
-			sprintf( __( 'E-mail: %s', 'rtac' ), $lead['email'] ),
-			/* translators: %s: phone number. */
-			sprintf( __( 'Phone: %s', 'rtac' ), $lead['phone'] ),
+		$labels  = self::field_labels();
+		$lines   = array();
+		foreach ( array( 'name' => Rtac_Registry::META_LEAD_NAME, 'email' => Rtac_Registry::META_LEAD_EMAIL, 'phone' => Rtac_Registry::META_LEAD_PHONE ) as $field => $key ) {
+			/* translators: 1: a field's label (Name, E-mail, Phone), 2: what the visitor entered. */
+			$lines[] = sprintf( __( '%1$s: %2$s', 'rtac' ), $labels[ $key ], $lead[ $field ] );
+		}
+		array_push(
+			$lines,
 			'',
 			$lead['message'],
 			'',
 			/* translators: %s: admin URL of the lead. */
-			sprintf( __( 'Open in WordPress: %s', 'rtac' ), admin_url( 'post.php?post=' . $post_id . '&action=edit' ) ),
+			sprintf( __( 'Open in WordPress: %s', 'rtac' ), admin_url( 'post.php?post=' . $post_id . '&action=edit' ) )
 		);
 		$headers = array();
 		if ( '' !== $lead['email'] ) {
@@ -222,16 +219,7 @@ final class Rtac_Leads {
 	 * run again (a hash is 64 hex digits; the ids it replaces are not).
 	 */
 	public static function hash_stored_references(): void {
-		$ids = get_posts(
-			array(
-				'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
-				'post_status'      => 'any',
-				'fields'           => 'ids',
-				'numberposts'      => -1,
-				'suppress_filters' => true,
-			)
-		);
-		foreach ( $ids as $id ) {
+		foreach ( self::ids( array() ) as $id ) {
 			$visitor = (string) get_post_meta( (int) $id, Rtac_Registry::META_LEAD_VISITOR, true );
 			if ( '' !== $visitor && ! preg_match( Rtac_Hash::PATTERN, $visitor ) ) {
 				update_post_meta( (int) $id, Rtac_Registry::META_LEAD_VISITOR, Rtac_Visitor::sidecar_id( $visitor ) );
@@ -257,24 +245,11 @@ final class Rtac_Leads {
 		if ( '' === $conversation_id ) {
 			return array();
 		}
-		return array_map(
-			'intval',
-			get_posts(
-				array(
-					'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
-					'post_status'      => 'any',
-					'fields'           => 'ids',
-					'numberposts'      => -1,
-					'suppress_filters' => true,
-					'meta_key'         => Rtac_Registry::META_LEAD_CONVERSATION, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
-					'meta_value'       => self::conversation_ref( $conversation_id ), // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
-				)
-			)
-		);
+		return self::ids( self::with_meta( Rtac_Registry::META_LEAD_CONVERSATION, self::conversation_ref( $conversation_id ) ) );
 	}
 
 	/**
-	 * Lead post IDs with this e-mail address (privacy requests).
+	 * Lead post IDs with this e-mail address (privacy requests), oldest first.
 	 *
 	 * @return int[]
 	 */
@@ -282,22 +257,54 @@ final class Rtac_Leads {
 		if ( '' === $email ) {
 			return array();
 		}
-		return array_map(
-			'intval',
-			get_posts(
-				array(
-					'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
-					'post_status'      => 'any',
-					'fields'           => 'ids',
-					'numberposts'      => $limit,
-					'offset'           => $offset,
-					'orderby'          => 'ID',
-					'order'            => 'ASC',
-					'suppress_filters' => true,
-					'meta_key'         => Rtac_Registry::META_LEAD_EMAIL, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
-					'meta_value'       => $email, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
-				)
-			)
+		return self::ids(
+			array(
+				'numberposts' => $limit,
+				'offset'      => $offset,
+				'orderby'     => 'ID',
+				'order'       => 'ASC',
+			) + self::with_meta( Rtac_Registry::META_LEAD_EMAIL, $email )
+		);
+	}
+
+	/** get_posts() arguments for the leads whose meta $key is $value. */
+	private static function with_meta( string $key, string $value ): array {
+		return array(
+			'meta_key'   => $key, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key
+			'meta_value' => $value, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
+		);
+	}
+
+	/**
+	 * The IDs of every lead (of any status), narrowed by $query (get_posts() arguments).
+	 *
+	 * @return int[]
+	 */
+	private static function ids( array $query ): array {
+		$query += array(
+			'post_type'        => Rtac_Registry::POST_TYPE_LEAD,
+			'post_status'      => 'any',
+			'fields'           => 'ids',
+			'numberposts'      => -1,
+			'suppress_filters' => true,
+		);
+		return array_map( 'intval', get_posts( $query ) );
+	}
+
+	/**
+	 * What a visitor fills in, by meta key => its label: the one wording of each
+	 * field in the widget's form, the lead's screen and list, its e-mail and the
+	 * personal data export. (The visitor and conversation are kept as keyed
+	 * hashes only: nothing to show.)
+	 *
+	 * @return array<string, string>
+	 */
+	public static function field_labels(): array {
+		return array(
+			Rtac_Registry::META_LEAD_NAME    => __( 'Name', 'rtac' ),
+			Rtac_Registry::META_LEAD_EMAIL   => __( 'E-mail', 'rtac' ),
+			Rtac_Registry::META_LEAD_PHONE   => __( 'Phone', 'rtac' ),
+			Rtac_Registry::META_LEAD_MESSAGE => __( 'Message', 'rtac' ),
 		);
 	}
 
@@ -317,36 +324,22 @@ final class Rtac_Leads {
 	}
 
 	public function render_meta_box( WP_Post $post ): void {
-		$f      = self::fields( $post->ID );
-		// The visitor and conversation are kept as keyed hashes only: nothing to show.
-		$labels = array(
-			Rtac_Registry::META_LEAD_NAME    => __( 'Name', 'rtac' ),
-			Rtac_Registry::META_LEAD_EMAIL   => __( 'E-mail', 'rtac' ),
-			Rtac_Registry::META_LEAD_PHONE   => __( 'Phone', 'rtac' ),
-			Rtac_Registry::META_LEAD_MESSAGE => __( 'Message', 'rtac' ),
-		);
+		$f = self::fields( $post->ID );
 		echo '<table class="form-table" role="presentation"><tbody>';
-		foreach ( $labels as $key => $label ) {
+		foreach ( self::field_labels() as $key => $label ) {
 			echo '<tr><th scope="row">' . esc_html( $label ) . '</th><td>' . nl2br( esc_html( $f[ $key ] ) ) . '</td></tr>';
 		}
 		echo '</tbody></table>';
 	}
 
+	/** The lead list's own columns: named by their meta keys, so each shows that meta. */
 	public function filter_columns( array $columns ): array {
-		return Rtac_Admin::columns_before_date(
-			$columns,
-			array(
-				'rtac_email' => __( 'E-mail', 'rtac' ),
-				'rtac_phone' => __( 'Phone', 'rtac' ),
-			)
-		);
+		return Rtac_Admin::columns_before_date( $columns, array_intersect_key( self::field_labels(), array_flip( self::LIST_COLUMNS ) ) );
 	}
 
 	public function render_column( string $column, int $post_id ): void {
-		if ( 'rtac_email' === $column ) {
-			echo esc_html( (string) get_post_meta( $post_id, Rtac_Registry::META_LEAD_EMAIL, true ) );
-		} elseif ( 'rtac_phone' === $column ) {
-			echo esc_html( (string) get_post_meta( $post_id, Rtac_Registry::META_LEAD_PHONE, true ) );
+		if ( in_array( $column, self::LIST_COLUMNS, true ) ) {
+			echo esc_html( (string) get_post_meta( $post_id, $column, true ) );
 		}
 	}
 

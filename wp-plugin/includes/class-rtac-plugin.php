@@ -26,6 +26,7 @@ final class Rtac_Plugin {
 	private Rtac_Widget $widget;
 	private Rtac_Privacy $privacy;
 	private Rtac_Admin_Settings $admin_settings;
+	private Rtac_Unanswered_Report $unanswered;
 	private Rtac_Admin_Unanswered $admin_unanswered;
 	private Rtac_Admin_Reindex $admin_reindex;
 	private Rtac_Admin_Conversations $conversations;
@@ -55,12 +56,13 @@ final class Rtac_Plugin {
 		$this->widget           = new Rtac_Widget( $this->settings );
 		$this->privacy          = new Rtac_Privacy( $this->settings );
 		$this->admin_settings   = new Rtac_Admin_Settings( $this->settings );
-		$this->admin_unanswered = new Rtac_Admin_Unanswered( $this->settings );
+		$this->unanswered       = new Rtac_Unanswered_Report( $this->settings );
+		$this->admin_unanswered = new Rtac_Admin_Unanswered( $this->settings, $this->unanswered );
 		$this->admin_reindex    = new Rtac_Admin_Reindex( $this->settings, $this->reindexer, $this->sync->queue() );
 		$this->conversations    = new Rtac_Admin_Conversations( $this->settings );
 		$this->site_health      = new Rtac_Site_Health( $this->settings, $this->sync->queue() );
 		$this->admin            = new Rtac_Admin( $this->admin_settings, $this->admin_unanswered, $this->admin_reindex, $this->conversations );
-		$this->dashboard        = new Rtac_Dashboard( $this->settings, $this->admin_unanswered );
+		$this->dashboard        = new Rtac_Dashboard( $this->settings, $this->unanswered );
 	}
 
 	/** Every hook of the plugin. (Rtac_Admin adds one more: load-{unanswered page}, whose name exists only after the menu.) */
@@ -226,8 +228,8 @@ final class Rtac_Plugin {
 		return $this->privacy;
 	}
 
-	public function unanswered(): Rtac_Admin_Unanswered {
-		return $this->admin_unanswered;
+	public function unanswered(): Rtac_Unanswered_Report {
+		return $this->unanswered;
 	}
 
 	public function dashboard(): Rtac_Dashboard {

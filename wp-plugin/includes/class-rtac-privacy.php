@@ -98,19 +98,17 @@ final class Rtac_Privacy {
 		$leads = Rtac_Leads::ids_by_email( $email, self::PAGE, ( max( 1, $page ) - 1 ) * self::PAGE );
 		foreach ( $leads as $lead_id ) {
 			$f      = Rtac_Leads::fields( $lead_id );
+			$fields = array();
+			foreach ( Rtac_Leads::field_labels() as $key => $label ) {
+				$fields[ $label ] = $f[ $key ];
+			}
+			$fields[ __( 'Date', 'rtac' ) ] = get_post_field( 'post_date_gmt', $lead_id );
+
 			$data[] = array(
 				'group_id'    => 'rtac-leads',
 				'group_label' => __( 'Contact requests from the chat', 'rtac' ),
 				'item_id'     => 'rtac-lead-' . $lead_id,
-				'data'        => self::pairs(
-					array(
-						__( 'Name', 'rtac' )    => $f[ Rtac_Registry::META_LEAD_NAME ],
-						__( 'E-mail', 'rtac' )  => $f[ Rtac_Registry::META_LEAD_EMAIL ],
-						__( 'Phone', 'rtac' )   => $f[ Rtac_Registry::META_LEAD_PHONE ],
-						__( 'Message', 'rtac' ) => $f[ Rtac_Registry::META_LEAD_MESSAGE ],
-						__( 'Date', 'rtac' )    => get_post_field( 'post_date_gmt', $lead_id ),
-					)
-				),
+				'data'        => self::pairs( $fields ),
 			);
 		}
 		return array(

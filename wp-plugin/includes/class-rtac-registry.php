@@ -147,4 +147,9 @@ final class Rtac_Registry {
 	public static function lead_transient( string $visitor_id ): string {
 		return self::TRANSIENT_LEAD . substr( hash( 'sha256', $visitor_id ), 0, 32 );
 	}
+
+	/** Transient key of the dashboard widget's numbers (dropped when a question is resolved or dismissed). */
+	public static function dashboard_transient(): string {
+		return self::TRANSIENT_DASHBOARD . 'data';
+	}
 }

@@ -38,15 +38,15 @@ final class Rtac_Rest {
 						'type'      => 'string',
 						'required'  => true,
 						'minLength' => 1,
-						'maxLength' => Rtac_Chat::MAX_MESSAGE,
+						'maxLength' => Rtac_Protocol::MAX_MESSAGE,
 					),
 					'conversation_id' => array(
 						'type'      => array( 'string', 'null' ),
-						'maxLength' => 64,
+						'maxLength' => Rtac_Protocol::MAX_CONVERSATION_ID,
 					),
 					'lang'            => array(
 						'type'      => array( 'string', 'null' ),
-						'maxLength' => 35,
+						'maxLength' => Rtac_Protocol::MAX_LANG,
 					),
 					'page'            => array(
 						'type'       => array( 'object', 'null' ),
@@ -54,11 +54,11 @@ final class Rtac_Rest {
 						'properties' => array(
 							'url'   => array(
 								'type'      => 'string',
-								'maxLength' => 2048,
+								'maxLength' => Rtac_Protocol::MAX_URL,
 							),
 							'title' => array(
 								'type'      => 'string',
-								'maxLength' => 512,
+								'maxLength' => Rtac_Protocol::MAX_TITLE,
 							),
 						),
 					),
@@ -90,7 +90,7 @@ final class Rtac_Rest {
 					),
 					'message'         => array(
 						'type'      => array( 'string', 'null' ),
-						'maxLength' => Rtac_Chat::MAX_MESSAGE,
+						'maxLength' => Rtac_Protocol::MAX_MESSAGE,
 						'default'   => '',
 					),
 					'consent'         => array(
@@ -99,7 +99,7 @@ final class Rtac_Rest {
 					),
 					'conversation_id' => array(
 						'type'      => array( 'string', 'null' ),
-						'maxLength' => 64,
+						'maxLength' => Rtac_Protocol::MAX_CONVERSATION_ID,
 					),
 					// The honeypot: hidden in the widget, so only a script fills it. No length
 					// limit, so a script's long value gets the same success as any other.
@@ -120,7 +120,7 @@ final class Rtac_Rest {
 				// Cookie-authenticated REST requests also need the wp_rest nonce,
 				// so this is capability + nonce.
 				'permission_callback' => static function () {
-					return current_user_can( 'manage_options' );
+					return Rtac_Capability::can_manage();
 				},
 				'args'                => array(
 					'offset' => array(

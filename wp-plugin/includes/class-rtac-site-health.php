@@ -23,23 +23,14 @@ final class Rtac_Site_Health {
 
 	const REST_NAMESPACE = 'rtac/v1';
 
-	/** The service refuses a signature whose timestamp is further off than this (seconds). */
-	const SIGNATURE_WINDOW = 300;
-
 	/** Clocks further apart than this are worth fixing before they reach the window. */
 	const SKEW_WARNING = 60;
 
 	/** Share of the daily cap from which spending is reported as close to it. */
 	const BUDGET_WARNING = 0.8;
 
-	/** Tests that ask the assistant service: name => method. */
-	const ASYNC_TESTS = array(
-		'connection' => 'test_connection',
-		'clock'      => 'test_clock',
-		'embeddings' => 'test_embeddings',
-		'budget'     => 'test_budget',
-		'streaming'  => 'test_streaming',
-	);
+	/** Tests that ask the assistant service, each run by its method test_<name>(). */
+	const ASYNC_TESTS = array( 'connection', 'clock', 'embeddings', 'budget', 'streaming' );
 
 	/** The streaming probe sends this many events, this many milliseconds apart. */
 	const PROBE_EVENTS = 3;
@@ -78,7 +69,7 @@ final class Rtac_Site_Health {
 			'budget'     => __( 'Daily spending cap of the chat assistant', 'rtac' ),
 			'streaming'  => __( 'Chat answers shown to visitors as they are written', 'rtac' ),
 		);
-		foreach ( self::ASYNC_TESTS as $name => $method ) {
+		foreach ( self::ASYNC_TESTS as $name ) {
 			// Without a connection only the connection test has something to say.
 			if ( ! $configured && 'connection' !== $name ) {
 				continue;
@@ -87,7 +78,7 @@ final class Rtac_Site_Health {
 				'label'             => $labels[ $name ],
 				'test'              => rest_url( self::REST_NAMESPACE . '/site-health/' . $name ),
 				'has_rest'          => true,
-				'async_direct_test' => array( $this, $method ),
+				'async_direct_test' => array( $this, 'test_' . $name ),
 			);
 		}
 		if ( '' !== (string) $this->settings->connection()['url'] ) {
@@ -107,7 +98,7 @@ final class Rtac_Site_Health {
 	public function register_routes(): void {
 		register_rest_route(
 			self::REST_NAMESPACE,
-			'/site-health/(?P<test>' . implode( '|', array_keys( self::ASYNC_TESTS ) ) . ')',
+			'/site-health/(?P<test>' . implode( '|', self::ASYNC_TESTS ) . ')',
 			array(
 				'methods'             => WP_REST_Server::READABLE,
 				'callback'            => array( $this, 'rest_test' ),
@@ -171,7 +162,7 @@ final class Rtac_Site_Health {
 	}
 
 	public function rest_test( WP_REST_Request $request ): WP_REST_Response {
-		$method = self::ASYNC_TESTS[ (string) $request['test'] ];
+		$method = 'test_' . (string) $request['test']; // The route admits only the names of ASYNC_TESTS.
 		$result = $this->$method();
 		$res    = rest_ensure_response( $result );
 		$res->header( 'Cache-Control', 'no-store' );
@@ -259,7 +250,7 @@ final class Rtac_Site_Health {
 						? __( 'The service did not answer (see the connection test), so its time is not known.', 'rtac' )
 						: __( 'The service\'s answer carried no Date header, so its time is not known.', 'rtac' ),
 					/* translators: %d: seconds. */
-					sprintf( __( 'The service accepts a signed request only when the two clocks are less than %d seconds apart.', 'rtac' ), self::SIGNATURE_WINDOW ),
+					sprintf( __( 'The service accepts a signed request only when the two clocks are less than %d seconds apart.', 'rtac' ), Rtac_Protocol::SIGNATURE_WINDOW ),
 				)
 			);
 		}
@@ -268,9 +259,9 @@ final class Rtac_Site_Health {
 		/* translators: %s: number of seconds. */
 		$apart = sprintf( _n( 'This server\'s clock and the service\'s are %s second apart.', 'This server\'s clock and the service\'s are %s seconds apart.', $seconds, 'rtac' ), number_format_i18n( $seconds ) );
 		/* translators: %d: seconds. */
-		$window = sprintf( __( 'Each signed request carries this server\'s time, and the service refuses it when the clocks are more than %d seconds apart.', 'rtac' ), self::SIGNATURE_WINDOW );
+		$window = sprintf( __( 'Each signed request carries this server\'s time, and the service refuses it when the clocks are more than %d seconds apart.', 'rtac' ), Rtac_Protocol::SIGNATURE_WINDOW );
 		$fix    = $this->action_text( __( 'Let both servers set their clocks automatically (NTP, e.g. systemd-timesyncd or chrony); on shared hosting, ask your host to do it.', 'rtac' ) );
-		if ( $seconds > self::SIGNATURE_WINDOW ) {
+		if ( $seconds > Rtac_Protocol::SIGNATURE_WINDOW ) {
 			return $this->result( 'clock', 'critical', __( 'This server\'s clock is too far from the chat assistant service\'s', 'rtac' ), array( $apart, $window, __( 'Right now every request of this site is refused.', 'rtac' ) ), $fix );
 		}
 		if ( $seconds > self::SKEW_WARNING ) {
@@ -287,7 +278,7 @@ final class Rtac_Site_Health {
 		if ( 'https' === $scheme ) {
 			return $this->result( 'https', 'good', __( 'This site reaches the chat assistant service over HTTPS', 'rtac' ), array( __( 'Visitors\' messages and the answers travel encrypted between this site and the service.', 'rtac' ) ) );
 		}
-		if ( self::is_loopback( $host ) ) {
+		if ( Rtac_Net::is_loopback_host( $host ) ) {
 			return $this->result( 'https', 'good', __( 'The chat assistant service runs on this server', 'rtac' ), array( __( 'The service is reached over the loopback interface, so visitors\' messages never cross a network on their way to it; HTTPS is not needed.', 'rtac' ) ) );
 		}
 		$private = self::is_private( $host );
@@ -529,14 +520,6 @@ final class Rtac_Site_Health {
 	 */
 	public static function skew( int $server_date, float $sent, float $received ): float {
 		return $server_date - ( $sent + $received ) / 2;
-	}
-
-	public static function is_loopback( string $host ): bool {
-		$host = strtolower( trim( $host, '[]' ) );
-		if ( 'localhost' === $host || '.localhost' === substr( $host, -10 ) || '::1' === $host ) {
-			return true;
-		}
-		return (bool) filter_var( $host, FILTER_VALIDATE_IP, FILTER_FLAG_IPV4 ) && 0 === strpos( $host, '127.' );
 	}
 
 	/** A private-network address, or a single-label name (a container or LAN host). */

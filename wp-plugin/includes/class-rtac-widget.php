@@ -104,6 +104,7 @@ final class Rtac_Widget {
 	}
 
 	public static function strings(): array {
+		$lead = Rtac_Leads::field_labels();
 		return array(
 			'open'         => __( 'Open chat', 'rtac' ),
 			'close'        => __( 'Close chat', 'rtac' ),
@@ -113,10 +114,10 @@ final class Rtac_Widget {
 			// Shown as a note under answers quoted without a model (degraded), not as an apology.
 			'unavailable'  => __( 'Limited mode: this answer comes straight from our saved information.', 'rtac' ),
 			'leadTitle'    => __( 'Leave your contacts and we will get back to you', 'rtac' ),
-			'leadName'     => __( 'Name', 'rtac' ),
-			'leadEmail'    => __( 'E-mail', 'rtac' ),
-			'leadPhone'    => __( 'Phone', 'rtac' ),
-			'leadMessage'  => __( 'Message', 'rtac' ),
+			'leadName'     => $lead[ Rtac_Registry::META_LEAD_NAME ],
+			'leadEmail'    => $lead[ Rtac_Registry::META_LEAD_EMAIL ],
+			'leadPhone'    => $lead[ Rtac_Registry::META_LEAD_PHONE ],
+			'leadMessage'  => $lead[ Rtac_Registry::META_LEAD_MESSAGE ],
 			'leadConsent'  => __( 'I agree that my details are stored and used to contact me about this request.', 'rtac' ),
 			'leadSubmit'   => __( 'Send my contacts', 'rtac' ),
 			'leadThanks'   => __( 'Thank you! We will be in touch soon.', 'rtac' ),

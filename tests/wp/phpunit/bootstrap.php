@@ -3,7 +3,7 @@
  * PHPUnit bootstrap: loads a real WordPress (scripts/wp-env) with the rtac plugin active.
  * The WordPress test library is not used; tests talk to this WordPress in process (its PHP
  * API) and over HTTP (the same folder served by php -S at WP_URL), and to the fake sidecar
- * (tests/wp/fake_sidecar.py) through its /__fake/ control routes.
+ * (testbed/fake_sidecar.py) through its /__fake/ control routes.
  *
  * Environment (set by tests/wp/test_phpunit.py):
  *   WP_DIR, WP_URL                 the WordPress folder and its URL

@@ -1,6 +1,6 @@
 <?php
 /**
- * The fake sidecar's control routes (tests/wp/fake_sidecar.py), from PHP.
+ * The fake sidecar's control routes (testbed/fake_sidecar.py), from PHP.
  */
 final class FakeSidecar {
     public string $url;
@@ -57,7 +57,7 @@ final class FakeSidecar {
      * Script the next answer(s) of a route: status, body (merged over the default answer when
      * the status is 200), raw (exact bytes), delay (seconds), drop (close without answering),
      * times (how many requests; null = all), stream (the events of a streamed chat answer:
-     * [{event, data?, delay?}, {raw}, {drop: true}], see tests/wp/fake_sidecar.py).
+     * [{event, data?, delay?}, {raw}, {drop: true}], see testbed/fake_sidecar.py).
      */
     public function script(string $method, string $path, array $options = []): void {
         $this->call('POST', '/__fake/script', ['method' => $method, 'path' => $path] + $options);

@@ -113,6 +113,29 @@ final class LeadTest extends RtacTestCase {
         $this->assertStringContainsString('evil@example.test', $list->body);
     }
 
+    public function test_each_field_has_one_label_wherever_it_is_shown(): void {
+        $labels = ['Name', 'E-mail', 'Phone', 'Message'];
+        $this->assertSame($labels, array_values(Rtac_Leads::field_labels()));
+        $w = Rtac_Widget::strings();
+        $this->assertSame($labels, [$w['leadName'], $w['leadEmail'], $w['leadPhone'], $w['leadMessage']], 'the widget\'s form');
+
+        $r = $this->lead(['name' => 'Label Check', 'email' => 'label@example.test', 'phone' => '+372 555 0101',
+                          'message' => 'Hi', 'consent' => true]);
+        $this->assertSame(200, $r->status, $r->body);
+        $this->assertStringStartsWith("Name: Label Check\nE-mail: label@example.test\nPhone: +372 555 0101\n\nHi\n",
+            $this->mails()[0]['message'], 'the mail');
+
+        $admin = $this->admin();
+        $box = $admin->page('/wp-admin/post.php?post=' . $this->leads()[0]->ID . '&action=edit');
+        $this->assertSame($labels, array_map(static fn ($th) => trim($th->textContent), $box->all('//div[@id="rtac-lead"]//th')),
+            'the lead\'s screen');
+        $list = $admin->page('/wp-admin/edit.php?post_type=rtac_lead');
+        $this->assertSame('E-mail', $list->text('//table[contains(@class,"wp-list-table")]/thead//th[@id="rtac_email"]'));
+        $this->assertSame('Phone', $list->text('//table[contains(@class,"wp-list-table")]/thead//th[@id="rtac_phone"]'));
+        $this->assertSame('label@example.test', $list->text('//tbody//td[contains(@class,"column-rtac_email")]'));
+        $this->assertSame('+372 555 0101', $list->text('//tbody//td[contains(@class,"column-rtac_phone")]'));
+    }
+
     public function test_leads_are_visible_to_administrators_only(): void {
         $this->lead(['name' => 'Private Person', 'email' => 'pp@example.test', 'consent' => true]);
         $editor = $this->loggedIn($this->makeUser('editor'));

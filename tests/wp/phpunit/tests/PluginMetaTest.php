@@ -1,7 +1,8 @@
 <?php
 /**
  * What WordPress and translators read from the plugin: the header, readme.txt, the .pot
- * (every translatable string of the PHP code is in it) and the text domain.
+ * (every translatable string of the PHP code is in it), the text domain, and that no file
+ * runs when requested directly.
  */
 final class PluginMetaTest extends RtacTestCase {
     private static function dir(): string {
@@ -54,30 +55,59 @@ final class PluginMetaTest extends RtacTestCase {
         }
     }
 
-    /** Translatable literals of the plugin's PHP: [msgid => file:line] (text domain rtac). */
-    private static function translatable(): array {
-        $funcs = ['__' => 0, '_e' => 0, 'esc_html__' => 0, 'esc_html_e' => 0, 'esc_attr__' => 0, 'esc_attr_e' => 0,
-                  '_x' => 0, '_ex' => 0, 'esc_html_x' => 0, 'esc_attr_x' => 0, '_n' => 1, '_nx' => 1, '_n_noop' => 1, '_nx_noop' => 1];
-        $found = [];
+    /**
+     * Every gettext call of the plugin's PHP: [where (file:line), its arguments], each
+     * argument the tokens between the call's top-level commas.
+     */
+    private static function gettext_calls(): array {
+        $funcs = ['__', '_e', 'esc_html__', 'esc_html_e', 'esc_attr__', 'esc_attr_e', '_x', '_ex', 'esc_html_x',
+                  'esc_attr_x', '_n', '_nx', '_n_noop', '_nx_noop'];
+        $calls = [];
         foreach (self::php_files() as $file) {
             $tokens = array_values(array_filter(token_get_all(file_get_contents($file->getPathname())),
                 static fn ($t) => !is_array($t) || !in_array($t[0], [T_WHITESPACE, T_COMMENT, T_DOC_COMMENT], true)));
             foreach ($tokens as $i => $t) {
-                if (!is_array($t) || $t[0] !== T_STRING || !isset($funcs[$t[1]]) || ($tokens[$i + 1] ?? null) !== '(') {
+                if (!is_array($t) || $t[0] !== T_STRING || !in_array($t[1], $funcs, true) || ($tokens[$i + 1] ?? null) !== '(') {
                     continue;
                 }
                 $prev = $tokens[$i - 1] ?? null;
                 if (is_array($prev) && in_array($prev[0], [T_FUNCTION, T_OBJECT_OPERATOR, T_DOUBLE_COLON], true)) {
                     continue;
                 }
-                $arg = $tokens[$i + 2] ?? null;
-                if (!is_array($arg) || $arg[0] !== T_CONSTANT_ENCAPSED_STRING) {
-                    continue;
+                $args = [[]];
+                $depth = 0;
+                for ($j = $i + 2; $j < count($tokens); $j++) {
+                    $tok = $tokens[$j];
+                    if (in_array($tok, ['(', '[', '{'], true)) {
+                        $depth++;
+                    } elseif (in_array($tok, [')', ']', '}'], true) && $depth-- === 0) {
+                        break;
+                    } elseif ($tok === ',' && $depth === 0) {
+                        $args[] = [];
+                        continue;
+                    }
+                    $args[count($args) - 1][] = $tok;
                 }
-                $found[self::literal($arg[1])] = basename($file) . ':' . $t[2];
-                if ($funcs[$t[1]] === 1 && ($tokens[$i + 3] ?? null) === ',' && is_array($tokens[$i + 4] ?? null)
-                    && $tokens[$i + 4][0] === T_CONSTANT_ENCAPSED_STRING) {
-                    $found[self::literal($tokens[$i + 4][1])] = basename($file) . ':' . $t[2];
+                $calls[] = ['where' => basename($file) . ':' . $t[2], 'func' => $t[1], 'args' => $args];
+            }
+        }
+        return $calls;
+    }
+
+    /** An argument that is one string literal: its value; else null. */
+    private static function string_arg(array $arg): ?string {
+        return count($arg) === 1 && is_array($arg[0]) && $arg[0][0] === T_CONSTANT_ENCAPSED_STRING ? self::literal($arg[0][1]) : null;
+    }
+
+    /** Translatable literals of the plugin's PHP: [msgid => file:line]. */
+    private static function translatable(): array {
+        $found = [];
+        foreach (self::gettext_calls() as $call) {
+            $plural = in_array($call['func'], ['_n', '_nx', '_n_noop', '_nx_noop'], true);
+            foreach ($plural ? [0, 1] : [0] as $n) {
+                $msgid = self::string_arg($call['args'][$n] ?? []);
+                if ($msgid !== null) {
+                    $found[$msgid] = $call['where'];
                 }
             }
         }
@@ -130,32 +160,27 @@ final class PluginMetaTest extends RtacTestCase {
     }
 
     public function test_every_translation_call_uses_the_rtac_text_domain(): void {
+        $calls = self::gettext_calls();
+        $this->assertGreaterThan(50, count($calls));
         $bad = [];
-        foreach (self::php_files() as $file) {
-            foreach (file($file->getPathname()) as $n => $line) {
-                if (preg_match_all("/\\b(?:__|_e|esc_html__|esc_html_e|esc_attr__|esc_attr_e|_x|_n)\\(\\s*'(?:[^'\\\\]|\\\\.)*'[^;]*?,\\s*'([a-z-]+)'\\s*\\)/", $line, $m)) {
-                    foreach ($m[1] as $domain) {
-                        if ($domain !== 'rtac') {
-                            $bad[] = basename($file) . ':' . ($n + 1) . " uses '$domain'";
-                        }
-                    }
-                }
+        foreach ($calls as $call) {
+            $domain = self::string_arg(end($call['args']));
+            if ($domain !== 'rtac') {
+                $bad[] = $call['where'] . ' ' . $call['func'] . '() uses ' . var_export($domain, true);
             }
         }
-        $this->assertSame([], $bad);
+        $this->assertSame([], $bad, 'the text domain is the literal \'rtac\' (the last argument)');
     }
 
-    public function test_uninstall_php_exists_and_is_guarded(): void {
-        $src = file_get_contents(self::dir() . 'uninstall.php');
-        $this->assertStringContainsString('WP_UNINSTALL_PLUGIN', $src);
-    }
-
-    public function test_the_plugin_loads_no_php_files_outside_known_entry_points_directly(): void {
-        // Every PHP file but the main file and uninstall.php refuses to run on its own.
+    public function test_no_php_file_runs_when_requested_directly(): void {
+        // Outside WordPress (no ABSPATH, no WP_UNINSTALL_PLUGIN) each file stops at once:
+        // nothing after its require runs and nothing is printed.
         foreach (self::php_files() as $file) {
-            $src = file_get_contents($file->getPathname());
-            $this->assertMatchesRegularExpression("/defined\\(\\s*'(ABSPATH|WP_UNINSTALL_PLUGIN)'\\s*\\)\\s*(\\|\\||or)\\s*exit|if\\s*\\(\\s*!\\s*defined\\(\\s*'(ABSPATH|WP_UNINSTALL_PLUGIN)'/",
-                $src, $file->getFilename() . ' exits when called directly');
+            $proc = proc_open(['php', '-r', 'require $argv[1]; echo "ran on";', $file->getPathname()],
+                [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+            $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
+            $code = proc_close($proc);
+            $this->assertSame(['', 0], [$out, $code], $file->getFilename() . ' exits when called directly');
         }
     }
 }

@@ -118,11 +118,11 @@ final class SiteHealthTest extends RtacTestCase {
         // The test sidecar is http://127.0.0.1:<port>: loopback, nothing crosses a network.
         $r = $this->health()->test_https();
         $this->assertResult($r, 'https', 'good');
-        $this->assertTrue(Rtac_Site_Health::is_loopback('127.0.0.1'));
-        $this->assertTrue(Rtac_Site_Health::is_loopback('[::1]'));
-        $this->assertTrue(Rtac_Site_Health::is_loopback('localhost'));
-        $this->assertFalse(Rtac_Site_Health::is_loopback('assistant.example.com'));
-        $this->assertFalse(Rtac_Site_Health::is_loopback('10.0.0.5'));
+        $this->assertTrue(Rtac_Net::is_loopback_host('127.0.0.1'));
+        $this->assertTrue(Rtac_Net::is_loopback_host('[::1]'));
+        $this->assertTrue(Rtac_Net::is_loopback_host('localhost'));
+        $this->assertFalse(Rtac_Net::is_loopback_host('assistant.example.com'));
+        $this->assertFalse(Rtac_Net::is_loopback_host('10.0.0.5'));
         $this->assertTrue(Rtac_Site_Health::is_private('10.0.0.5'));
         $this->assertTrue(Rtac_Site_Health::is_private('192.168.1.20'));
         $this->assertTrue(Rtac_Site_Health::is_private('sidecar'));

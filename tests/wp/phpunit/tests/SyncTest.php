@@ -156,8 +156,41 @@ final class SyncTest extends RtacTestCase {
         $this->assertSame([], rtac()->sync()->queue()->all());
     }
 
-    public function test_the_cron_hook_is_scheduled_on_activation(): void {
-        $this->assertNotFalse(wp_next_scheduled('rtac_sync_retry'), 'hourly retry event');
+    /** The rtac_sync_retry events WP-Cron holds: their schedules ('' for a one-off retry). */
+    private static function retryEvents(): array {
+        $found = [];
+        foreach ((array) _get_cron_array() as $hooks) {
+            foreach ((array) ($hooks['rtac_sync_retry'] ?? []) as $event) {
+                $found[] = (string) ($event['schedule'] ?? '');
+            }
+        }
+        sort($found);
+        return $found;
+    }
+
+    public function test_activation_schedules_one_hourly_retry_and_deactivation_removes_it(): void {
+        try {
+            wp_clear_scheduled_hook('rtac_sync_retry');
+            $this->assertSame([], self::retryEvents());
+
+            Rtac_Plugin::activate();
+            $this->assertSame(['hourly'], self::retryEvents(), 'activation schedules the hourly retry');
+            $this->assertGreaterThan(time(), wp_next_scheduled('rtac_sync_retry'), 'first run an hour from now');
+            Rtac_Plugin::activate();
+            $this->assertSame(['hourly'], self::retryEvents(), 'activating again adds no second one');
+
+            // A failed sync's one-off retry is not the recurring event: activation still adds that.
+            wp_clear_scheduled_hook('rtac_sync_retry');
+            wp_schedule_single_event(time() + 300, 'rtac_sync_retry');
+            Rtac_Plugin::activate();
+            $this->assertSame(['', 'hourly'], self::retryEvents());
+
+            Rtac_Plugin::deactivate();
+            $this->assertSame([], self::retryEvents(), 'deactivation leaves no retry behind');
+        } finally {
+            wp_clear_scheduled_hook('rtac_sync_retry');
+            Rtac_Plugin::ensure_cron();
+        }
     }
 
     public function test_kb_entries_sync_like_pages(): void {

@@ -175,6 +175,21 @@ final class UnansweredReportTest extends RtacTestCase {
         $this->assertSame([], self::$fake->requests('POST', '/v1/unanswered/101/dismiss'));
     }
 
+    public function test_a_question_resolved_or_dismissed_drops_the_dashboards_numbers(): void {
+        $report = rtac()->unanswered();
+        set_transient('rtac_dash_data', ['open' => 3], 300);
+        $this->assertTrue($report->set_status(101, 'dismissed'));
+        $this->assertFalse(get_transient('rtac_dash_data'), 'the dashboard asks for the open count again');
+        $this->assertSame('dismissed', $this->statuses()[101]);
+
+        set_transient('rtac_dash_data', ['open' => 2], 300);
+        self::$fake->script('POST', '/v1/unanswered/102/resolve', ['status' => 503]);
+        $this->assertFalse($report->set_status(102, 'resolved'));
+        $this->assertSame(['open' => 2], get_transient('rtac_dash_data'), 'nothing changed, so the numbers stay');
+        $this->assertSame('open', $this->statuses()[102]);
+        delete_transient('rtac_dash_data');
+    }
+
     public function test_sidecar_down_shows_a_notice_not_an_error(): void {
         self::$fake->script('GET', '/v1/unanswered', ['drop' => true]);
         $r = $this->admin()->get(self::PAGE);

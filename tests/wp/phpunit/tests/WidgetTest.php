@@ -51,8 +51,10 @@ final class WidgetTest extends RtacTestCase {
     }
 
     public function test_the_widget_is_not_on_admin_pages(): void {
-        $html = $this->admin()->get('/wp-admin/')->body;
-        $this->assertStringNotContainsString('assets/widget.js', $html);
+        $r = $this->admin()->get('/wp-admin/');
+        $this->assertSame(200, $r->status);
+        $this->assertStringContainsString('id="adminmenu"', $r->body, 'the dashboard itself, not a login page');
+        $this->assertStringNotContainsString('assets/widget.js', $r->body);
     }
 
     public function test_a_filter_switches_the_widget_off(): void {

@@ -30,29 +30,7 @@ import math
 import struct
 import time
 
-from ._http import (  # noqa: F401
-    DEFAULT_REPLY,
-    DROP,
-    Error,
-    EventStream,
-    FakeServer,
-    PrefixCache,
-    Recorded,
-    Reply,
-    Response,
-    Streamed,
-    as_streamed,
-    delay,
-    error,
-    paced,
-    pseudo_embedding,
-    raw,
-    refused_url,
-    reply_json,
-    reply_text,
-    streamed,
-    tokens,
-)
+from ._http import *  # noqa: F401,F403 - the script items and plumbing (_http.__all__)
 
 # status -> (type, code) as the real API sends them
 _ERROR_KINDS = {

@@ -717,7 +717,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send(404, _error("not_found", f"no control route {self.command} {url.path}"))
 
 
-if __name__ == "__main__":  # a fake for poking at by hand: python -m tests.wp.fake_sidecar SITE SECRET [PORT]
+if __name__ == "__main__":  # a fake for poking at by hand: python -m testbed.fake_sidecar SITE SECRET [PORT]
     import sys
     f = FakeSidecar(sys.argv[1], sys.argv[2], port=int(sys.argv[3]) if len(sys.argv) > 3 else 0).start()
     print(f"fake sidecar on {f.url}", flush=True)

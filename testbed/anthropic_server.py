@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
 
-from ._http import DROP, EventStream, StreamLog, Streamed, paced, send_event_stream, streamed  # noqa: F401
+from ._http import (  # noqa: F401 - DROP, delay, paced and streamed script this fake too
+    DROP, Delay, EventStream, StreamLog, Streamed, delay, paced, send_event_stream, streamed)
 
 DEFAULT_REPLY = {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
                  "unanswered": False, "forget": []}
@@ -57,12 +58,6 @@ class Error:
     retry_after: str | None = None
 
 
-@dataclass(frozen=True)
-class Delay:
-    seconds: float
-    then: "Item | None" = None
-
-
 Item = Union[Reply, Streamed, Error, Delay]
 
 
@@ -81,11 +76,6 @@ def error(status: int, type: str, message: str, retry_after: float | str | None 
     """The vendor's error body with this HTTP status; `retry_after` (seconds or an
     HTTP-date) becomes the `retry-after` header."""
     return Error(status, type, message, None if retry_after is None else str(retry_after))
-
-
-def delay(seconds: float, then: Item | None = None) -> Delay:
-    """Wait before answering with `then` (the default reply when None)."""
-    return Delay(seconds, then)
 
 
 def estimate_tokens(text: str) -> int:

@@ -60,11 +60,23 @@ class RtacServe:
             time.sleep(0.2)
 
     def __exit__(self, *exc) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
+        if self.proc is not None:
+            stop_group(self.proc)
         self._log.close()
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 10) -> None:
+    """Stop a child started in a session of its own, and whatever it started: SIGTERM to its
+    process group, SIGKILL if it is not gone within `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace / 2)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue

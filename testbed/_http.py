@@ -31,6 +31,32 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from sidecar.errors import ProviderError
 
+# What each fake built on this module offers its tests besides its own server (they
+# `import *` it): the vendor-neutral script items and the plumbing the fake is made of.
+__all__ = [
+    "DEFAULT_REPLY",
+    "DROP",
+    "Error",
+    "EventStream",
+    "FakeServer",
+    "PrefixCache",
+    "Recorded",
+    "Reply",
+    "Response",
+    "Streamed",
+    "as_streamed",
+    "delay",
+    "error",
+    "paced",
+    "pseudo_embedding",
+    "raw",
+    "refused_url",
+    "reply_json",
+    "reply_text",
+    "streamed",
+    "tokens",
+]
+
 DEFAULT_REPLY = {"reply": "Hello from the fake", "quick_replies": [], "action": "none",
                  "unanswered": False, "forget": []}
 
@@ -77,6 +103,7 @@ def error(status: int, message: str, retry_after: float | None = None) -> Error:
 
 
 def delay(seconds: float, then: object = None) -> Delay:
+    """Wait before answering with `then` (the default reply when None)."""
     return Delay(seconds, then)
 
 

@@ -25,29 +25,7 @@ import itertools
 import json
 import re
 
-from ._http import (  # noqa: F401
-    DEFAULT_REPLY,
-    DROP,
-    Error,
-    EventStream,
-    FakeServer,
-    PrefixCache,
-    Recorded,
-    Reply,
-    Response,
-    Streamed,
-    as_streamed,
-    delay,
-    error,
-    paced,
-    pseudo_embedding,
-    raw,
-    refused_url,
-    reply_json,
-    reply_text,
-    streamed,
-    tokens,
-)
+from ._http import *  # noqa: F401,F403 - the script items and plumbing (_http.__all__)
 
 _PATH = re.compile(r"^/v1beta/models/([^/:]+):(generateContent|streamGenerateContent)$")
 _EMBED_PATH = re.compile(r"^/v1beta/models/([^/:]+):(batchEmbedContents|embedContent)$")

@@ -1,0 +1,17 @@
+"""Words that only frame when a customer can come are framing in every language: a fact
+saying so rests on the customer's own words about the time, not on the verb."""
+import pytest
+
+from sidecar.memory.grounding import check
+
+
+@pytest.mark.parametrize("fact, said, lang", [
+    ("Is only available on Thursdays.", "Could you book me in? I'm only free on Thursdays.", "en"),
+    ("Может приходить только утром.", "Записывайте меня только на утро.", "ru"),
+    ("Solo puede acudir por la mañana.", "Solo puedo venir por las mañanas.", "es"),
+    ("Saab käia ainult hommikuti.", "Saan tulla ainult hommikuti.", "et"),
+    ("오전에만 방문 가능함.", "오전에만 갈 수 있어요.", "ko"),
+])
+def test_a_fact_about_when_the_customer_can_come_is_grounded(fact, said, lang):
+    assert check(fact, said, lang).ok, check(fact, said, lang)
+
