@@ -347,12 +347,12 @@ def main(argv: list[str] | None = None) -> int:
            "warmup_turns": 50, "turns": args.turns, "instrumented_turns": 300, "profiled_turns": 200,
            "queries": args.queries, "query_warmup": 30, "shared_queries": 150,
            "shared_in": "100k", "shared_size": ("1k", 1_000), "matrix_runs": 6}
-    runs = {"cache_conversations": None, "memory_runs": None, "embed_runs": None, "grounding_repeat": None}
+    runs = {"cache_conversations": None, "memory_runs": None, "embed_runs": None}
     if args.quick:
         cfg.update(sizes={"1k": 1_000, "4k": 4_000}, chat_size="4k", turns=min(args.turns, 100),
                    instrumented_turns=50, profiled_turns=30, queries=min(args.queries, 40), query_warmup=5,
                    shared_in="4k", matrix_runs=2)
-        runs = {"cache_conversations": 2, "memory_runs": 30, "embed_runs": 4, "grounding_repeat": 2}
+        runs = {"cache_conversations": 2, "memory_runs": 30, "embed_runs": 4}
 
     run = {
         "started_at": started_at, "argv": " ".join(["python -m bench.run", *(argv if argv is not None else sys.argv[1:])]),
@@ -411,11 +411,6 @@ def main(argv: list[str] | None = None) -> int:
                          lambda: _import("embedding").run(**_given(runs=runs["embed_runs"],
                                                                    long_runs=runs["embed_runs"])),
                          _markdown_of("embedding"))
-    grounding_sec = _section("grounding", "## Memory grounding check",
-                             lambda: _import("grounding").evaluate(**_given(repeat=runs["grounding_repeat"])),
-                             _markdown_of("grounding"))
-    thresholds_sec = _section("memory_eval", "## Memory thresholds", lambda: _import("memory_eval").run(),
-                              _markdown_of("memory_eval"))
     widget_sec = _section("widget", "## Widget size", _widget_size, _widget_markdown)
     # Last: it starts its own MariaDB and, on a first run, embeds for ~15 minutes.
     retrieval_sec = _section("retrieval_eval", "## Retrieval quality",
@@ -423,10 +418,9 @@ def main(argv: list[str] | None = None) -> int:
                              _markdown_of("retrieval_eval"))
     if not standalone_secs:  # MariaDB failed: the parts that need none still run
         standalone_secs = _standalone(list(STANDALONE), None, master_key, args.quick)
-    sections = [cache_sec, recall_sec, embed_sec, index_sec, grounding_sec, thresholds_sec,
-                retrieval_sec, widget_sec, wp_sec, *standalone_secs]
-    for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, grounding_sec, thresholds_sec,
-              widget_sec, retrieval_sec, *standalone_secs):  # run order
+    sections = [cache_sec, recall_sec, embed_sec, index_sec, retrieval_sec, widget_sec, wp_sec, *standalone_secs]
+    for s in (recall_sec, index_sec, wp_sec, cache_sec, embed_sec, widget_sec, retrieval_sec,
+              *standalone_secs):  # run order
         run["timings"].append((s.heading.lstrip("# ").lower(), s.seconds))
 
     run["loadavg_end"] = loadavg()
@@ -475,6 +469,9 @@ STANDALONE = {
     "isolation": ("## Site isolation", True,
                   lambda mdb, key, quick: _import("isolation").run(mdb, Keyring(key), quick=quick)),
     "load": ("## Load: many visitors at once", False, lambda mdb, key, quick: _import("load").run(quick=quick)),
+    "grounding": ("## Memory grounding check", False,
+                  lambda mdb, key, quick: _import("grounding").evaluate(**_given(repeat=2 if quick else None))),
+    "memory_eval": ("## Memory thresholds", False, lambda mdb, key, quick: _import("memory_eval").run()),
     "memory_natural": ("## Memory on natural speech", False,
                        lambda mdb, key, quick: _import("memory_natural").run()),
     "locomo_recall": ("## Memory recall on LoCoMo", False, lambda mdb, key, quick: _import("locomo_recall").run()),
