@@ -509,7 +509,7 @@ def ceiling(level: dict, modes: dict) -> str:
     off = _at(modes.get("off", {}).get("levels", []), level["concurrency"])
     if off and off is not level:
         extra = level["sidecar_cpu_ms_per_turn"] - off["sidecar_cpu_ms_per_turn"]
-        text += (f"; {extra:.1f} ms of it is the local model embedding the message (the sidecar's CPU per turn "
+        text += (f"; {extra:.1f} ms of it is what the defaults add, mostly the local model embedding the message (the sidecar's CPU per turn "
                  f"with the embedder off is {off['sidecar_cpu_ms_per_turn']:.1f} ms); a remote embedder "
                  "(`RTAC_EMBEDDER`) or more cores raise the ceiling")
     return text + "."
