@@ -12,7 +12,7 @@ from . import spending
 from .config import Config
 from .conversations import purge_expired
 from .crypto import Keyring
-from .db import create_engine
+from .db import create_engine, is_conflict, transaction
 from .embedders import Embedder, make_embedder
 from .embedding_queue import EmbeddingQueue
 from .errors import ProviderNotConfigured
@@ -92,18 +92,19 @@ class Services:
         self._last_maintenance = now
 
         def run():
+            days = self.config.retention_days
             try:
                 self.nonces.purge()
-                with self.engine.begin() as conn:
-                    purge_expired(conn, self.config.retention_days)
-                while True:  # in batches, each its own short transaction
-                    with self.engine.begin() as conn:
-                        if purge_idle(conn, self.config.retention_days) < PURGE_BATCH:
-                            break
-                with self.engine.begin() as conn:
-                    purge_expired_secrets(conn)
-            except Exception:  # maintenance must never take a worker down
-                log.exception("maintenance failed")
+                transaction(self.engine, lambda conn: purge_expired(conn, days))
+                # in batches, each its own short transaction
+                while transaction(self.engine, lambda conn: purge_idle(conn, days)) >= PURGE_BATCH:
+                    pass
+                transaction(self.engine, purge_expired_secrets)
+            except Exception as exc:  # maintenance must never take a worker down
+                if is_conflict(exc):  # every server purges: another one held the same rows
+                    log.warning("maintenance left to the next pass: %s", exc.__class__.__name__)
+                else:
+                    log.exception("maintenance failed")
             finally:
                 self._maintenance_lock.release()
 

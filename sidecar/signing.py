@@ -80,8 +80,8 @@ class NonceStore:
     def purge(self) -> int:
         # Past twice the allowed skew a replay fails on its timestamp alone.
         cutoff = utcnow() - timedelta(seconds=2 * MAX_SKEW)
-        with self._engine.begin() as conn:
-            return conn.execute(delete(t.nonces).where(t.nonces.c.seen_at < cutoff)).rowcount
+        return transaction(self._engine, lambda conn: conn.execute(
+            delete(t.nonces).where(t.nonces.c.seen_at < cutoff)).rowcount)
 
 
 def _matches(site: Site | None, given: bytes, ts: str, method: str, path: str, nonce: str, body: bytes,

@@ -13,6 +13,8 @@ import logging
 import threading
 from typing import Callable
 
+from sqlalchemy.exc import DBAPIError
+
 log = logging.getLogger("rtac")
 
 
@@ -48,7 +50,10 @@ class Worker:
             try:
                 while not self._stop.is_set() and self.step():
                     pass
-            except Exception:  # the database may be away; try again on the next wake-up
+            except DBAPIError as exc:  # the database away or busy: the work stays queued
+                log.warning("%s: pass left to the next wake-up, the database failed: %s", self.name,
+                            str(exc.orig if exc.orig is not None else exc).splitlines()[0])
+            except Exception:  # anything else is a fault worth its traceback
                 log.exception("%s", self.name)
             self._wake.wait(timeout=self.poll)
             self._wake.clear()

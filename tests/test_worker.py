@@ -29,3 +29,28 @@ def test_a_worker_drains_on_notify_survives_a_failing_pass_and_stops():
     w.stop()
     thread.join(5)
     assert not thread.is_alive()
+
+
+def test_a_database_failure_is_a_warning_and_any_other_fault_keeps_its_traceback(caplog):
+    from pymysql.err import OperationalError as MySQLOperationalError
+    from sqlalchemy.exc import OperationalError
+
+    done = threading.Event()
+    faults = [OperationalError("SELECT 1", {}, MySQLOperationalError(1047, "WSREP has not yet prepared node")),
+              ValueError("a bug")]
+
+    def step():
+        if faults:
+            raise faults.pop(0)
+        done.set()
+        return 0
+
+    w = Worker("rtac-test-faults", step, poll=0.05)
+    with caplog.at_level("WARNING", logger="rtac"):
+        w.notify()
+        assert done.wait(5)
+        w.stop()
+        w._thread.join(5)
+    database, bug = [r for r in caplog.records if r.name == "rtac"][:2]
+    assert database.levelname == "WARNING" and database.exc_info is None and "1047" in database.getMessage()
+    assert bug.levelname == "ERROR" and bug.exc_info is not None

@@ -164,10 +164,19 @@ def _server_errors(sidecars, node_down: tuple[str, ...] = ()) -> list[str]:
     that was down (their background workers log their failed passes)."""
     out = []
     for where, s in sidecars.items():
-        text = s.log_path.read_text(errors="replace")
-        out += [f"{where}: {ln}" for ln in text.splitlines()
-                if "unhandled error" in ln or ("Traceback" in ln and where not in node_down)]
+        lines = s.log_path.read_text(errors="replace").splitlines()
+        for i, ln in enumerate(lines):
+            if "unhandled error" in ln or ("Traceback" in ln and where not in node_down):
+                # the record before it and the traceback's last line say what failed
+                out.append(f"{where}: {' | '.join(lines[max(0, i - 1):i + 1] + _last_of_traceback(lines, i))}")
     return out
+
+
+def _last_of_traceback(lines: list[str], start: int) -> list[str]:
+    for ln in lines[start + 1:]:
+        if ln and not ln.startswith(" "):
+            return [ln]
+    return []
 
 
 # --- the scenario ---------------------------------------------------------------------------
