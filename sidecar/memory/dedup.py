@@ -175,13 +175,6 @@ def overlap(new: Slots, old: Slots) -> float:
     return min(_share(new.words, old.words), _share(old.words, new.words))
 
 
-def adds_to(new: Slots, old: Slots) -> bool:
-    """Whether one fact has every thing word of the other and more: a detail added
-    ("Runs a bakery." / "The bakery delivers bread."), another fact, not a rewording."""
-    a, b = _share(new.words, old.words), _share(old.words, new.words)
-    return (a == 1.0) != (b == 1.0)
-
-
 def same_fact(new: str, old: str, lang: str) -> bool:
     """Whether the two facts name the same things (values aside)."""
     return overlap(slots(new, lang), slots(old, lang)) == 1.0
@@ -190,12 +183,8 @@ def same_fact(new: str, old: str, lang: str) -> bool:
 @dataclass(frozen=True)
 class Bands:
     outer: float  # beyond this distance code alone never merges
-    close: float  # half the thing words shared
-    closest: float  # a third of the thing words shared
     value_close: float = 0.0  # the same words, one value changed
     same: float = 0.0  # within this distance the two say the same, whatever their words
-    half: float = 0.5
-    third: float = 0.3
 
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
@@ -215,7 +204,4 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
         return "updates"
     if a.names and b.names and not (a.naming or b.naming) and a.values == b.values and _same(a.rest, b.rest):
         return "updates"
-    close = bands.closest if adds_to(a, b) else bands.close
-    if (share >= bands.half and distance <= close) or (share >= bands.third and distance <= bands.closest):
-        return "restates"
     return "new"

@@ -15,6 +15,7 @@ from sqlalchemy.exc import DBAPIError
 from .. import tables as t
 from .. import usage
 from ..clock import utcnow
+from ..config import Config
 from ..conversations import customer_messages
 from ..db import claim, is_conflict, retrying
 from ..embedders.base import Embedder
@@ -45,7 +46,7 @@ class MemorySettings:
     # question about something never said shares words with many memories). A rule for
     # memories standing out from the customer's median one cost precision on the tune
     # split and was left out.
-    recall_distance: float = 0.12
+    recall_distance: float = Config.memory_recall_distance  # RTAC_MEMORY_RECALL_DISTANCE
     recall_margin: float = 0.05
     near_distance: float = 0.18
     near_margin: float = 0.04
@@ -57,22 +58,20 @@ class MemorySettings:
     # `forget_nearest_margin` of it) up to `forget_nearest` (tune split: a forget request
     # in the customer's own words lies 0.12-0.14 from the memory it means when they
     # share no word).
-    forget_distance: float = 0.125
+    forget_distance: float = Config.memory_forget_distance  # RTAC_MEMORY_FORGET_DISTANCE
     forget_nearest: float = 0.14
     forget_nearest_margin: float = 0.005
     # Dedup, code alone (dedup.decide): nothing merges beyond `dedup_distance`; within
     # `dedup_same` a fact restates; the same words with one value changed replace the
     # stored fact within `dedup_value_close`; otherwise the value slots, a change word or
-    # a swapped name decide. `dedup_close` / `dedup_closest` would also merge on shared
-    # thing words alone (half of them / a third): on the tune split of
-    # bench/memory_natural.jsonl 0.06 / 0.05 merged 0.71 of restatements but also one
-    # look-alike in thirty, and on the held-out split one in four. A wrong merge deletes
-    # a true fact, a missed one keeps a duplicate line: they are off.
-    dedup_distance: float = 0.12
+    # a swapped name decide. Shared thing words alone do not merge: on the tune split of
+    # bench/memory_natural.jsonl, merging half of them within 0.06 (a third within 0.05)
+    # took 0.71 of restatements but also one look-alike in thirty, and one in four on
+    # the held-out split. A wrong merge deletes a true fact, a missed one keeps a
+    # duplicate line.
+    dedup_distance: float = Config.memory_dedup_distance
     dedup_same: float = 0.02
     dedup_value_close: float = 0.06
-    dedup_close: float = 0.0
-    dedup_closest: float = 0.0
     # For a message that reads as a correction (forget.reads_as_correction) the memories
     # the model may name are widened (tune split: forget hits 0.88 -> 0.98): the strict
     # bound reaches `forget_distance` within `correction_margin` of the nearest, a shared
@@ -88,7 +87,7 @@ class MemorySettings:
     # bench/memory_natural.jsonl tune split; beyond 0.20 an entry is another thing).
     known_distance: float = 0.35
     updates_distance: float = 0.20
-    cap: int = 1000  # per space; the eviction rule is MemoryStore.evict_over's
+    cap: int = Config.memory_cap  # per space; the eviction rule is MemoryStore.evict_over's
     context_messages: int = 3  # customer messages shown to extraction
     max_attempts: int = 12
     lock_seconds: int = 120
@@ -107,8 +106,7 @@ class MemorySettings:
         return dict(bounds=usual)
 
     def dedup_bands(self) -> Bands:
-        return Bands(self.dedup_distance, same=self.dedup_same, close=self.dedup_close, closest=self.dedup_closest,
-                     value_close=self.dedup_value_close)
+        return Bands(self.dedup_distance, same=self.dedup_same, value_close=self.dedup_value_close)
 
     def forget_bounds(self) -> dict:
         """The bounds `forget.choose` applies to the refs a reply names."""
