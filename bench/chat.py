@@ -356,7 +356,7 @@ _STAGES = [
     (Retriever, "lexical", LEXICAL),
     (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
     (sidecar.lexicon.StatsCache, "get", "      site statistics (cached per content_version)"),
-    (sidecar.lexicon, "document_frequencies", "      document frequencies (SELECT rtac_terms)"),
+    (sidecar.lexicon, "document_frequencies", "      document frequencies (SELECT rtac_terms, terms not cached)"),
     (sidecar.lexicon, "bm25", "      BM25 scoring (Python, per candidate)"),
     (Retriever, "_matrix", VECTOR_PARTS[0]),
     (sidecar.vectors.MatrixCache, "get", "      matrix cache lookup"),
@@ -388,10 +388,10 @@ def _statement_kind(sql) -> str:
     head = sql.lstrip()[:12].upper()
     verb = head.split(" ", 1)[0] if head else "?"
     if "MATCH(" in sql:
-        return "SELECT rtac_chunks FULLTEXT"
+        return "SELECT FULLTEXT ranking + search text"
     if "c.search_text, c.term_count" in sql:
-        return "SELECT rtac_chunks search text (BM25)"
-    if "FROM rtac_chunks c JOIN rtac_documents" in sql:
+        return "SELECT rtac_chunks search text (BM25, shared index)"
+    if "FROM rtac_chunks" in sql and "JOIN rtac_documents" in sql:
         return "SELECT rtac_chunks + rtac_documents (fetch)"
     m = re.search(r"\b(?:FROM|INTO|UPDATE)\s+`?(\w+)", sql, re.IGNORECASE)
     return f"{verb} {m.group(1)}" if m else verb

@@ -128,8 +128,8 @@ def bottleneck_figures(run: dict, d: dict, by: dict) -> dict:
             "ms": retrieve_ms, "rank": [k for k, _ in stages].index(RETRIEVE.strip()) + 1,
             "halves": [(n, v) for n, v in halves if v is not None],
             "inner": sorted(((k, v) for k, v in leaves(rows).items() if k in under), key=lambda kv: -kv[1])[:4],
-            "fulltext": statement.get("SELECT rtac_chunks FULLTEXT"),
-            "bm25": statement.get("SELECT rtac_chunks search text (BM25)"),
+            "fulltext": statement.get("SELECT FULLTEXT ranking + search text"),
+            "bm25": statement.get("SELECT rtac_chunks search text (BM25, shared index)"),
             "fetch": statement.get("SELECT rtac_chunks + rtac_documents (fetch)")}
 
     hybrid = d.get("hybrid") or {}

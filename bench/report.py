@@ -317,10 +317,10 @@ def _main_sections(w, run: dict, d: dict) -> None:
     w("")
     w(f"Database round trips per turn: **{db_trips:.1f}**, {db_ms:.2f} ms of the {req_ms:.2f} ms "
       f"({db_ms / req_ms:.0%}; client-side wait for MariaDB over TCP, measured in PyMySQL). "
-      "`SELECT rtac_chunks FULLTEXT` is the lexical half's ranking statement (candidate ids and scores), "
-      "`SELECT rtac_terms` its document frequencies, `SELECT rtac_chunks search text (BM25)` the candidates' "
-      "terms for BM25, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
-      "statistics), `SELECT rtac_chunks + rtac_documents (fetch)` the fetch of the winners by id:")
+      "`SELECT FULLTEXT ranking + search text` is the lexical half's ranking statement (the candidates, "
+      "their search text joined back for BM25), `SELECT rtac_terms` the document frequencies of terms not "
+      "cached yet, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
+      "statistics), the SELECT joining rtac_chunks and rtac_documents the fetch of the winners by id:")
     w("")
     _table(w, ["statement", "per turn", "mean ms", "ms / turn"],
            ([kind, f"{per:.2f}", f"{mean:.3f}", f"{ms:.2f}"] for kind, per, mean, ms in db_rows))
@@ -366,12 +366,14 @@ def _main_sections(w, run: dict, d: dict) -> None:
               f"{r.langs} |")
     w("")
     w("A retrieve reads the site's `content_version` (one statement), then per language searched ranks the "
-      "FULLTEXT candidates' ids, reads their terms' document frequencies (`rtac_terms`) and the candidates' "
-      "search text for BM25 (three statements; one when FULLTEXT finds nothing), then fetches the winners: "
-      "five statements when the visitor's language yields all 40 candidates; the default language's search "
-      "runs when it yields fewer (six statements when the visitor's language finds nothing, eight when it "
-      "finds some). *needed fallback* counts the questions whose visitor-language search returned fewer than "
-      "8 chunks. The site's chunk count and mean length are read once per `content_version` (cached).")
+      "FULLTEXT candidates and reads their search text back by id for BM25 in one statement (the ranking sorts "
+      "ids and scores only, in a derived table), reads the document frequencies (`rtac_terms`) of the query's "
+      "terms this process has not read at this `content_version` (cached per site and version: a second "
+      "statement only for terms not asked before), then fetches the winners: three statements when the "
+      "visitor's language yields all 40 candidates and every term is known, four with a new term; the default "
+      "language's search runs when the visitor's yields fewer. *needed fallback* counts the questions whose "
+      "visitor-language search returned fewer than 8 chunks. The site's chunk count and mean length are read "
+      "once per `content_version` (cached).")
     shared = [(label, x) for label, x in dbs.items() if x.get("shared")]
     if shared:
         label, x = shared[0]

@@ -154,4 +154,5 @@ def refresh_search_text(engine, site_id: str, batch: int = 500) -> int:
     if stale_terms:
         with engine.begin() as conn:
             lexicon.rebuild(conn, site_id)
+            bump_content_version(conn, site_id)  # processes cache frequencies per version
     return done

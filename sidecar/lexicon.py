@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from sqlalchemy import bindparam, func, select, update
@@ -78,25 +78,55 @@ def site_stats(conn: Connection, site_id: str) -> SiteStats:
 
 
 class StatsCache:
-    """A site's chunk count and mean length, per process, while its content_version holds:
-    reading them costs a scan of the site's rows."""
+    """A site's chunk count and mean length, and the document frequencies of the terms
+    asked for so far, per process, while its content_version holds: reading the
+    first costs a scan of the site's rows, the second a statement per search, and
+    every write that changes either bumps the version in its own transaction."""
 
-    def __init__(self, max_sites: int = 10_000):
-        self.max_sites = max_sites
-        self._items: dict[str, tuple[int, SiteStats]] = {}
+    def __init__(self, max_sites: int = 10_000, max_terms: int = 50_000):
+        self.max_sites, self.max_terms = max_sites, max_terms
+        self._items: dict[str, _SiteEntry] = {}
         self._lock = threading.Lock()
 
+    def _entry(self, site_id: str, version: int) -> "_SiteEntry":
+        with self._lock:
+            entry = self._items.get(site_id)
+            if entry is None or entry.version != version:
+                if len(self._items) >= self.max_sites:
+                    self._items.clear()
+                entry = self._items[site_id] = _SiteEntry(version)
+            return entry
+
     def get(self, conn: Connection, site_id: str, version: int) -> SiteStats:
+        entry = self._entry(site_id, version)
+        if entry.stats is None:
+            entry.stats = site_stats(conn, site_id)
+        return entry.stats
+
+    def frequencies(self, conn: Connection, site_id: str, version: int, terms: Iterable[str]) -> dict[str, int]:
+        """document_frequencies, reading only the terms this version has not been asked for."""
+        entry = self._entry(site_id, version)
+        wanted = {term for term in terms if len(term) <= MAX_TERM}
         with self._lock:
-            hit = self._items.get(site_id)
-        if hit and hit[0] == version:
-            return hit[1]
-        stats = site_stats(conn, site_id)
-        with self._lock:
-            if len(self._items) >= self.max_sites:
-                self._items.clear()
-            self._items[site_id] = (version, stats)
-        return stats
+            missing = [term for term in wanted if term not in entry.dfs]
+        if missing:
+            found = document_frequencies(conn, site_id, missing)
+            with self._lock:
+                if len(entry.dfs) + len(missing) > self.max_terms:
+                    entry.dfs.clear()
+                entry.dfs.update({term: found.get(term, 0) for term in missing})
+                known = {term: entry.dfs.get(term, found.get(term, 0)) for term in wanted}
+        else:
+            with self._lock:
+                known = {term: entry.dfs[term] for term in wanted}
+        return {term: n for term, n in known.items() if n}
+
+
+@dataclass
+class _SiteEntry:
+    version: int
+    stats: SiteStats | None = None
+    dfs: dict[str, int] = field(default_factory=dict)  # 0: no chunk has the term
 
 
 def document_frequencies(conn: Connection, site_id: str, terms: Iterable[str]) -> dict[str, int]:

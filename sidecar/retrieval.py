@@ -38,8 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sqlalchemy import bindparam, column, select, text
-from sqlalchemy import table as sa_table
+from sqlalchemy import select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -67,38 +66,33 @@ _D = t.documents.c
 
 
 @lru_cache(maxsize=None)
-def _site_statements(table: str):
-    """The ranking statement in a site's table, and the candidates' text read back from
-    it (rows the ranking has just read: the site's own pages, warm)."""
+def _site_statement(table: str):
+    """The ranking statement in a site's table, with the candidates' text joined back by
+    id in the same round trip: the ranking sorts ids and scores only, in a derived
+    table, and the text is read for the 40 rows it keeps (rows it has just read)."""
     # `table` is fulltext.table_name()'s: "rtac_ft_" and digits, never a site id.
-    rank = text(
-        f"SELECT f.chunk_id AS id, MATCH(f.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
-        f" FROM {table} f"
-        " WHERE f.site_id = :site AND f.lang = :lang"
-        " AND MATCH(f.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
-        " ORDER BY score DESC, f.chunk_id LIMIT :k"
+    return text(
+        f"SELECT f.chunk_id AS id, f.search_text FROM ("
+        f"SELECT r.chunk_id, MATCH(r.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
+        f" FROM {table} r"
+        " WHERE r.site_id = :site AND r.lang = :lang"
+        " AND MATCH(r.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE)"
+        " ORDER BY score DESC, r.chunk_id LIMIT :k"
+        f") ranked JOIN {table} f ON f.chunk_id = ranked.chunk_id"
     )
-    f = sa_table(table, column("chunk_id"), column("site_id"), column("search_text"))
-    terms = (select(f.c.chunk_id.label("id"), f.c.search_text)
-             .where(f.c.site_id == bindparam("site"), f.c.chunk_id.in_(bindparam("ids", expanding=True))))
-    return rank, terms
 
 
 def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> list[tuple[int, str, int]]:
     """(chunk id, search text, term count) of the best FULLTEXT matches, unordered."""
     if where.table is not None:
-        rank, terms = _site_statements(where.table)
         try:
-            ids = [r.id for r in conn.execute(rank, params)]
+            rows = conn.execute(_site_statement(where.table), params).all()
         except DBAPIError as exc:
             # Its table gone (dropped by hand): the shared index holds the same text.
             if not fulltext.is_missing_table(exc):
                 raise
         else:
-            if not ids:
-                return []
-            return [(r.id, r.search_text, lexicon.term_count(r.search_text))
-                    for r in conn.execute(terms, {"site": params["site"], "ids": ids})]
+            return [(r.id, r.search_text, lexicon.term_count(r.search_text)) for r in rows]
     ids = [r.id for r in conn.execute(_SHARED_RANK, params)]
     if not ids:
         return []
@@ -213,7 +207,7 @@ class Retriever:
         if not found:
             return []
         stats = self.stats.get(conn, site_id, where.version)
-        dfs = lexicon.document_frequencies(conn, site_id, weights)
+        dfs = self.stats.frequencies(conn, site_id, where.version, weights)
         scored = [(cid, lexicon.bm25(weights, search_text, length, dfs, stats)) for cid, search_text, length in found]
         scored.sort(key=lambda s: (-s[1], s[0]))
         return scored

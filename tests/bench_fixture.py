@@ -27,8 +27,8 @@ class Breakdown:
                 (FUSION_PARTS[1], 0.2, 1.0), ("  memory recall", 0.5, 1.0), ("  nonce INSERT + COMMIT", 0.6, 0.0)]
 
     def db_rows(self):
-        return [("SELECT rtac_chunks FULLTEXT", 1.0, 1.5, 1.5),
-                ("SELECT rtac_chunks search text (BM25)", 1.0, 0.4, 0.4),
+        return [("SELECT FULLTEXT ranking + search text", 1.0, 1.5, 1.5),
+                ("SELECT rtac_chunks search text (BM25, shared index)", 1.0, 0.4, 0.4),
                 ("SELECT rtac_chunks + rtac_documents (fetch)", 1.0, 0.3, 0.3),
                 ("ping", 2.0, 0.05, 0.1), ("ROLLBACK", 1.5, 0.04, 0.06)]
 

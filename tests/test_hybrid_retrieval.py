@@ -288,6 +288,41 @@ def test_term_statistics_follow_every_write(engine, site):
     assert dfs().get("helmet", 0) == 0
 
 
+def test_a_retriever_reads_each_term_frequency_once_per_content_version(engine, site):
+    from sqlalchemy import event
+    put(engine, site.id, [page("1", "en", "Helmets", "Helmet fitting is free."),
+                          page("2", "en", "Gloves", "A helmet and gloves for winter.")])
+    reads = []
+
+    def count(conn, cursor, statement, *args):
+        if statement.startswith("SELECT") and "FROM rtac_terms" in statement:
+            reads.append(statement)
+    retriever = Retriever()
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        def titles(question):
+            with engine.connect() as conn:
+                return [c.title for c in retriever.retrieve(conn, site.id, "en", Query(question, "en"),
+                                                            mode="lexical")]
+        assert titles("helmet fitting")[0] == "Helmets"
+        assert titles("helmet fitting")[0] == "Helmets" and len(reads) == 1
+        assert titles("helmet gloves")[0] == "Gloves" and len(reads) == 2  # only "glove" was new
+        # A write bumps the site's content_version: the frequencies are read again.
+        put(engine, site.id, [page("3", "en", "Fitting", "Fitting fitting fitting a helmet.")])
+        titles("helmet fitting")
+        assert len(reads) == 3
+        with engine.connect() as conn:
+            version = conn.execute(select(tables.sites.c.content_version)
+                                   .where(tables.sites.c.id == site.id)).scalar_one()
+            assert retriever.stats.frequencies(conn, site.id, version, ["helmet", "nothing"]) == {"helmet": 3}
+        assert len(reads) == 4  # "nothing" asked once; a term no chunk has is remembered as absent
+        with engine.connect() as conn:
+            retriever.stats.frequencies(conn, site.id, version, ["nothing"])
+        assert len(reads) == 4
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
 def test_search_text_of_an_older_release_is_refreshed(engine, site):
     put(engine, site.id, [page("1", "en", "Helmets", "Helmet fitting is free.")])
     with engine.begin() as conn:
