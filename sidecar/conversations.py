@@ -212,8 +212,8 @@ def _next_seq(conn: Connection, conversation_id: str) -> int:
     turn when that is further (a counter behind the turns must not hand out a seq
     that is taken)."""
     c = t.conversations.c
-    seq = conn.execute(select(c.last_seq).where(c.id == conversation_id)).scalar_one()
-    top = conn.execute(select(func.max(t.turns.c.seq)).where(t.turns.c.conversation_id == conversation_id)).scalar()
+    stored = select(func.max(t.turns.c.seq)).where(t.turns.c.conversation_id == conversation_id).scalar_subquery()
+    seq, top = conn.execute(select(c.last_seq, stored).where(c.id == conversation_id)).one()
     if top is not None and top >= seq:
         seq = top + 1
         conn.execute(update(t.conversations).where(c.id == conversation_id).values(last_seq=seq))
