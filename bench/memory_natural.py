@@ -37,7 +37,7 @@ import numpy as np
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import extract
 from sidecar.memory import forget as forget_module
-from sidecar.memory.recall import recall
+from sidecar.memory.recall import recall, shared_terms, terms
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.store import StoredMemory
 
@@ -179,7 +179,51 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
                                   "forget": score_forget(by_type["forget"], vec, settings),
                                   "dedup": score_dedup(by_type["dedup"], vec, settings),
                                   "own": score_own(group, vec, settings)}
+    if split in (None, "tune"):
+        result["ceiling"] = ceiling([it for it in items if it["split"] == "tune"], vec)
     return result
+
+
+def _best_precision(relevant: np.ndarray, score: np.ndarray, at_recall: float) -> tuple[float, float]:
+    """Showing every pair scored at most t: the highest precision of any t whose recall
+    reaches `at_recall`, and the highest recall of any t whose precision is 0.95 or more."""
+    order = np.argsort(score, kind="stable")
+    tp = np.cumsum(relevant[order])
+    shown = np.arange(1, len(order) + 1)
+    precision, recall_ = tp / shown, tp / max(1, relevant.sum())
+    reach = precision[recall_ >= at_recall]
+    strict = recall_[precision >= 0.95]
+    return float(reach.max()) if len(reach) else 0.0, float(strict.max()) if len(strict) else 0.0
+
+
+def ceiling(items: list[dict], vec: dict) -> dict:
+    """What code's signals allow on these items, each rule a threshold fitted to the items
+    themselves (so an upper bound for them, not a setting): recall over every (message,
+    memory) pair by its distance, its distance behind the customer's nearest memory,
+    and the two with a bonus for a shared content word; dedup by distance alone."""
+    rows = []
+    for it in (i for i in items if i["type"] == "recall"):
+        q = vec[it["message"]]
+        d = np.array([1.0 - float(vec[m] @ q) for m in it["memories"]])
+        words = terms(it["message"], it["lang"])
+        for j, m in enumerate(it["memories"]):
+            shared = bool(words and shared_terms(words, terms(m, it["lang"]), it["lang"]))
+            rows.append((j in it["relevant"], d[j], d[j] - d.min(), shared))
+    rel = np.array([r[0] for r in rows], dtype=bool)
+    d, behind, shared = (np.array([r[k] for r in rows], dtype=float) for k in (1, 2, 3))
+    rules = {"distance": d, "behind the nearest": behind}
+    rules["distance + behind, less a shared-word bonus (best of 0.02-0.10)"] = max(
+        (d + behind - bonus * shared for bonus in (0.02, 0.04, 0.06, 0.08, 0.10)),
+        key=lambda sc: _best_precision(rel, sc, 0.85)[0])
+    recall_rules = {name: _best_precision(rel, sc, 0.85) for name, sc in rules.items()}
+    pairs = [(it["relation"], 1.0 - float(vec[it["old"]] @ vec[it["new"]])) for it in items if it["type"] == "dedup"]
+    best = (0.0, 0.0, 0.0, 0.0)
+    for tau in np.arange(0.0, 0.2001, 0.0025):
+        share = {rel_: np.mean([dist <= tau for r, dist in pairs if r == rel_]) for rel_ in
+                 ("paraphrase", "changed_value", "different_thing")}
+        if 1.0 - share["different_thing"] >= 0.95 and share["paraphrase"] + share["changed_value"] > best[1] + best[2]:
+            best = (float(tau), share["paraphrase"], share["changed_value"], 1.0 - share["different_thing"])
+    return {"pairs": len(rows), "relevant": int(rel.sum()), "recall": recall_rules, "dedup": best}
 
 
 HEADING = "## Memory on natural speech"
@@ -213,7 +257,10 @@ def markdown(result: dict) -> str:
     lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
              "wrong deletions (oracle / careless) | dedup paraphrase merged | different kept apart | "
              "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for (sp, lang), r in result.items():
+    for key, r in result.items():
+        if key == "ceiling":
+            continue
+        sp, lang = key
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
         rate = lambda rel: f"{dd[rel]['rate']:.2f} ({dd[rel]['n']})" if rel in dd else "–"  # noqa: E731
         lines.append(f"| {sp} | {lang} | {rc['precision']:.3f} | {rc['recall']:.3f} | {rc['mean_shown']:.2f} | "
@@ -221,7 +268,29 @@ def markdown(result: dict) -> str:
                      f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
                      f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
                      f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
-    return "\n".join(head + lines) + "\n"
+    return "\n".join(head + lines + _ceiling_lines(result.get("ceiling"))) + "\n"
+
+
+def _ceiling_lines(c: dict | None) -> list[str]:
+    if not c:
+        return []
+    out = ["", "### What the signals allow", "",
+           f"Code decides from distances and words. The rules below measure how far those signals go on the "
+           f"tune split: each shows a pair (message, memory) when its score is at most one threshold, fitted to "
+           f"the split itself, so each figure is an upper bound for these items, not a setting. "
+           f"{c['pairs']} pairs, {c['relevant']} of them relevant:", "",
+           "| recall rule | best precision at recall ≥ 0.85 | best recall at precision ≥ 0.95 |", "|---|---:|---:|"]
+    out += [f"| {name} | {p:.3f} | {r:.3f} |" for name, (p, r) in c["recall"].items()]
+    tau, para, changed, apart = c["dedup"]
+    out += ["", f"Dedup by distance alone, at the widest threshold that keeps different things apart ≥ 0.95 "
+                f"({tau:.4f}): paraphrases merged {para:.2f}, changed values replaced {changed:.2f}, different "
+                f"things kept apart {apart:.2f}.",
+            "",
+            "No threshold on these signals comes near the recall target on the very items it is fitted to: "
+            "telling \"about this\" from \"near this\" takes a judgement of meaning. In the product that is the "
+            "model's: the extraction call's `updates` proposal for dedup, and the reply's use of the memories "
+            "shown. No model runs in this evaluation, so that part is not measured here."]
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
