@@ -81,19 +81,26 @@ class StatsCache:
     """A site's chunk count and mean length, and the document frequencies of the terms
     asked for so far, per process, while its content_version holds: reading the
     first costs a scan of the site's rows, the second a statement per search, and
-    every write that changes either bumps the version in its own transaction."""
+    every write that changes either bumps the version in its own transaction.
 
-    def __init__(self, max_sites: int = 10_000, max_terms: int = 50_000):
+    Bounded for a sidecar serving many sites: at most `max_terms` frequencies in all
+    (~15 MB at the default); past it every site's are dropped and read again."""
+
+    def __init__(self, max_sites: int = 10_000, max_terms: int = 100_000):
         self.max_sites, self.max_terms = max_sites, max_terms
         self._items: dict[str, _SiteEntry] = {}
+        self._terms = 0  # frequencies held, every site's together
         self._lock = threading.Lock()
 
     def _entry(self, site_id: str, version: int) -> "_SiteEntry":
         with self._lock:
             entry = self._items.get(site_id)
             if entry is None or entry.version != version:
+                if entry is not None:
+                    self._terms -= len(entry.dfs)
                 if len(self._items) >= self.max_sites:
                     self._items.clear()
+                    self._terms = 0
                 entry = self._items[site_id] = _SiteEntry(version)
             return entry
 
@@ -108,18 +115,25 @@ class StatsCache:
         entry = self._entry(site_id, version)
         wanted = {term for term in terms if len(term) <= MAX_TERM}
         with self._lock:
-            missing = [term for term in wanted if term not in entry.dfs]
+            known = {term: entry.dfs[term] for term in wanted if term in entry.dfs}
+        missing = [term for term in wanted if term not in known]
         if missing:
             found = document_frequencies(conn, site_id, missing)
+            known.update({term: found.get(term, 0) for term in missing})
             with self._lock:
-                if len(entry.dfs) + len(missing) > self.max_terms:
-                    entry.dfs.clear()
-                entry.dfs.update({term: found.get(term, 0) for term in missing})
-                known = {term: entry.dfs.get(term, found.get(term, 0)) for term in wanted}
-        else:
-            with self._lock:
-                known = {term: entry.dfs[term] for term in wanted}
+                if self._terms + len(missing) > self.max_terms:
+                    for other in self._items.values():
+                        other.dfs.clear()
+                    self._terms = 0
+                if self._items.get(site_id) is entry:  # not replaced by a newer version meanwhile
+                    fresh = {term: known[term] for term in missing if term not in entry.dfs}
+                    entry.dfs.update(fresh)
+                    self._terms += len(fresh)
         return {term: n for term, n in known.items() if n}
+
+    @property
+    def terms_held(self) -> int:
+        return self._terms
 
 
 @dataclass

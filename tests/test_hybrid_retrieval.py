@@ -323,6 +323,24 @@ def test_a_retriever_reads_each_term_frequency_once_per_content_version(engine, 
         event.remove(engine, "before_cursor_execute", count)
 
 
+def test_the_frequency_cache_is_bounded_across_sites(engine, keyring):
+    import secrets
+    sites = [add_site(engine, keyring, "f-" + secrets.token_hex(6), default_lang="en") for _ in range(3)]
+    for s in sites:
+        put(engine, s.id, [page("1", "en", "Helmets", "Helmet fitting is free for winter gloves.")])
+    cache = lexicon.StatsCache(max_terms=5)
+    with engine.connect() as conn:
+        for s in sites:
+            version = conn.execute(select(tables.sites.c.content_version)
+                                   .where(tables.sites.c.id == s.id)).scalar_one()
+            assert cache.frequencies(conn, s.id, version, ["helmet", "glove"]) == {"helmet": 1, "glove": 1}
+            assert cache.terms_held <= 5
+        # A new version of a site gives its frequencies back to the bound.
+        assert cache.frequencies(conn, sites[0].id, -1, ["helmet", "glove", "winter"]) == {
+            "helmet": 1, "glove": 1, "winter": 1}
+        assert cache.terms_held <= 5
+
+
 def test_search_text_of_an_older_release_is_refreshed(engine, site):
     put(engine, site.id, [page("1", "en", "Helmets", "Helmet fitting is free.")])
     with engine.begin() as conn:
