@@ -15,6 +15,11 @@ BANDS = MemorySettings().dedup_bands()
     # same things, other framing
     ("Es monotributista en la categoría D.", "Es monotributista en la categoría D.", 0.0, "es", "restates"),
     ("Diego es alérgico al huevo.", "Diego tiene alergia al huevo.", 0.032, "es", "restates"),
+    # words that frame a fact rather than name a thing: a profession, a habit, a family
+    ("Работает медсестрой.", "По профессии медсестра.", 0.037, "ru", "restates"),
+    ("Paga con Bizum.", "Suele pagar por Bizum.", 0.038, "es", "restates"),
+    ("Tal on kaks last.", "Peres on kaks last.", 0.050, "et", "restates"),
+    ("간호사로 일함.", "직업은 간호사임.", 0.045, "ko", "restates"),
     # one value of one attribute changed
     ("Tiene 4 empleados.", "Tiene 6 empleados.", 0.054, "es", "updates"),
     ("아르바이트생이 4명 있음.", "아르바이트생이 6명 있음.", 0.036, "ko", "updates"),

@@ -48,6 +48,7 @@ LANGUAGE = Language(
         administra trabaja trabajan usa usan utiliza utilizan opera menciona mencionó dice dijo
         indica indicó comenta comentó actualmente también normalmente habitualmente
         principalmente generalmente sobre todo aproximadamente alrededor junto juntos
+        suele suelen soler solía profesión oficio
     """),
     function_words=words("""
         que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada

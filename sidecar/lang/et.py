@@ -56,6 +56,7 @@ LANGUAGE = Language(
         kavandab kaalub meeldib meeldivad juhib haldab peab pidada töötab töötavad kasutab
         kasutavad teatas ütleb ütles mainis märkis rääkis
         praegu tavaliselt samuti peamiselt enamasti umbes ligikaudu koos
+        elukutse elukutselt amet ametilt ametis pere peres perekond perekonnas
     """),
     function_words=words("""
         oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik sest

@@ -51,6 +51,7 @@ LANGUAGE = Language(
         방문
         원 원하 필요 선호 희망 요청 문의 관심 계획 예정 생각 고려 있 가지 보유 소유 좋아 운영
         관리 경영 사용 이용 언급 말 현재 또한 주로 보통 대부분 자주 함께 같이 정도 약 대략
+        직업
     """),
     # Compared with a word once its particles and endings are stripped.
     function_words=words("""
