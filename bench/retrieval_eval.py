@@ -769,7 +769,7 @@ def _timing_table(settings: list[dict]) -> list[str]:
 
 
 def markdown(result: dict) -> str:
-    sh, m = result["shipped"], result["machine"]
+    sh = result["shipped"]
     settings = result["settings"]
     L = [HEADING, ""]
     L.append(
@@ -858,10 +858,16 @@ def _method(r: dict) -> str:
 
 # --- RESULTS.md ---------------------------------------------------------------------------------
 
-def write_section(path: Path, section: str, heading: str = HEADING) -> None:
+REMEASURED = "Measured again after that run, each by its own command: "
+
+
+def write_section(path: Path, section: str, heading: str = HEADING, commit: str | None = None) -> None:
     """Replace `heading`'s section of the file in place (up to the next `## ` heading),
-    or append it; the rest of the file is left byte for byte."""
+    or append it; the rest of the file is left byte for byte, but for the header's line
+    naming the sections measured after the run that wrote the file (when, at which commit)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
+    old = remeasured(old, heading, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                     _git("rev-parse", "--short", "HEAD") if commit is None else commit)
     lines = old.splitlines(keepends=True)
     start = next((i for i, ln in enumerate(lines) if ln.rstrip("\n") == heading), None)
     body = section.rstrip("\n") + "\n"
@@ -872,6 +878,28 @@ def write_section(path: Path, section: str, heading: str = HEADING) -> None:
         tail = "".join(lines[end:])
         new = "".join(lines[:start]) + body + ("\n" + tail if tail else "")
     path.write_text(new, encoding="utf-8")
+
+
+def remeasured(text_: str, heading: str, when: str, commit: str) -> str:
+    """The file with `heading` listed in its header as measured again (replacing an
+    earlier entry of it). A file without the header of a full run (no "## " before the
+    first section's line) is returned as it is."""
+    lines = text_.splitlines(keepends=True)
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("## ")), None)
+    intro = next((i for i, ln in enumerate(lines[:first]) if ln.startswith("Every figure below")), None)
+    if first is None or intro is None:
+        return text_
+    at = next((i for i in range(intro + 1, first) if lines[i].startswith(REMEASURED)), None)
+    entries = [e for e in (lines[at][len(REMEASURED):].rstrip(".\n").split("; ") if at is not None else []) if e]
+    name = heading.lstrip("# ")
+    entries = [e for e in entries if not e.startswith(f"*{name}* (")]
+    entries.append(f"*{name}* ({when}, commit `{commit or 'unknown'}`)")
+    line = REMEASURED + "; ".join(entries) + ".\n"
+    if at is None:
+        lines[intro + 1:intro + 1] = ["\n", line]
+    else:
+        lines[at] = line
+    return "".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -123,3 +123,23 @@ def test_the_memory_thresholds_section_reports_the_chosen_thresholds_from_the_fi
     assert any(ln.startswith("- **recall_distance = 0.085**: precision 1.000, recall 0.667") for ln in lines)
     assert any(ln.startswith("- **forget_distance = 0.195**: precision 1.000, recall 1.000") for ln in lines)
     assert "### What the figures mean for the defaults" in lines
+
+
+def test_a_section_measured_again_is_named_in_the_header_with_its_commit(tmp_path):
+    from bench.retrieval_eval import REMEASURED, write_section
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# rtac sidecar benchmark\n\nWritten by a run.\nEvery figure below was measured by this run.\n\n"
+                    "## A\n\nold a\n\n## B\n\nold b\n", encoding="utf-8")
+    write_section(path, "## A\n\nnew a\n", "## A", commit="abc1234")
+    write_section(path, "## B\n\nnew b\n", "## B", commit="def5678")
+    write_section(path, "## A\n\nnewer a\n", "## A", commit="0123456")
+    text = path.read_text(encoding="utf-8")
+    header = [ln for ln in text.splitlines() if ln.startswith(REMEASURED)]
+    assert len(header) == 1
+    assert "*B* (" in header[0] and "commit `def5678`" in header[0] and "commit `0123456`" in header[0]
+    assert "abc1234" not in header[0]  # A's earlier entry replaced
+    assert "newer a" in text and "new b" in text and "old" not in text
+    # A file without a full run's header gets the section alone.
+    bare = tmp_path / "bare.md"
+    write_section(bare, "## A\n\nx\n", "## A", commit="abc1234")
+    assert bare.read_text(encoding="utf-8") == "## A\n\nx\n"
