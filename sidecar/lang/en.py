@@ -47,7 +47,7 @@ LANGUAGE = Language(
         told tells note notes noted reports reported explains explained
         currently also usually often mostly mainly generally typically normally
         around approximately roughly together
-        profession occupation job trade regularly
+        profession occupation regularly
     """),
     function_words=words("""
         its per via than then who which whom also only just one ones don doesn didn isn aren wasn
