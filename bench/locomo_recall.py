@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     md = markdown(run())
     print(md)
     if p.parse_args(argv).write:
-        from .retrieval_eval import write_section
+        from .results_file import write_section
         write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
 
 

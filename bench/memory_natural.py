@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> None:
     md = markdown(run(args.split))
     print(md)
     if args.write:
-        from .retrieval_eval import write_section
+        from .results_file import write_section
         write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
 
 

@@ -3,7 +3,7 @@ chunks: for side-by-side runs of two releases in one sitting (bench/RESULTS.md).
 
     PYTHONPATH=<checkout> python bench/overhead_ab.py [CHUNKS] [TURNS]
 """
-import hashlib, random, sys, time, statistics
+import hashlib, random, sys, statistics
 from bench.corpus import DEFAULT_LANG, SEED, Corpus
 from bench.db import LocalMariaDB, load_corpus, make_pool, optimize_fulltext
 from bench import chat

@@ -24,7 +24,6 @@ import math
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -48,6 +47,7 @@ from sidecar.retrieval import Query, RetrievalSettings, Retriever
 from sidecar.sites import add_site
 
 from .db import LocalMariaDB, cpu_model
+from .results_file import git, write_section
 from .stats import Summary, loadavg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -590,13 +590,6 @@ def _short(name: str) -> str:
 
 # --- the run ------------------------------------------------------------------------------------
 
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def _log(msg: str) -> None:
     print(f"[retrieval-eval {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
@@ -663,7 +656,7 @@ def run(quick: bool = False, tune: bool = False) -> dict:
     fu_pages, fu_items, fu_note = _followup_set()
     fu_texts = [t for i in fu_items for t in (i.first, i.second)]
     result = {"quick": quick, "started_at": started_at.strftime("%Y-%m-%d %H:%M UTC"),
-              "commit": _git("rev-parse", "--short", "HEAD"), "dirty": bool(_git("status", "--porcelain")),
+              "commit": git("rev-parse", "--short", "HEAD"), "dirty": bool(git("status", "--porcelain")),
               "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "threads": THREADS},
               "data": str(shared_data()), "missing": missing, "settings": [], "shipped": RetrievalSettings(),
               "corpora": {k: {"name": c.name, "lang": c.lang, "articles": c.articles, "pages": len(c.pages),
@@ -858,50 +851,6 @@ def _method(r: dict) -> str:
 
 # --- RESULTS.md ---------------------------------------------------------------------------------
 
-REMEASURED = "Measured again after that run, each by its own command: "
-
-
-def write_section(path: Path, section: str, heading: str = HEADING, commit: str | None = None) -> None:
-    """Replace `heading`'s section of the file in place (up to the next `## ` heading),
-    or append it; the rest of the file is left byte for byte, but for the header's line
-    naming the sections measured after the run that wrote the file (when, at which commit)."""
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    old = remeasured(old, heading, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                     _git("rev-parse", "--short", "HEAD") if commit is None else commit)
-    lines = old.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if ln.rstrip("\n") == heading), None)
-    body = section.rstrip("\n") + "\n"
-    if start is None:
-        new = (old.rstrip("\n") + "\n\n" if old.strip() else "") + body
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        tail = "".join(lines[end:])
-        new = "".join(lines[:start]) + body + ("\n" + tail if tail else "")
-    path.write_text(new, encoding="utf-8")
-
-
-def remeasured(text_: str, heading: str, when: str, commit: str) -> str:
-    """The file with `heading` listed in its header as measured again (replacing an
-    earlier entry of it). A file without the header of a full run (no "## " before the
-    first section's line) is returned as it is."""
-    lines = text_.splitlines(keepends=True)
-    first = next((i for i, ln in enumerate(lines) if ln.startswith("## ")), None)
-    intro = next((i for i, ln in enumerate(lines[:first]) if ln.startswith("Every figure below")), None)
-    if first is None or intro is None:
-        return text_
-    at = next((i for i in range(intro + 1, first) if lines[i].startswith(REMEASURED)), None)
-    entries = [e for e in (lines[at][len(REMEASURED):].rstrip(".\n").split("; ") if at is not None else []) if e]
-    name = heading.lstrip("# ")
-    entries = [e for e in entries if not e.startswith(f"*{name}* (")]
-    entries.append(f"*{name}* ({when}, commit `{commit or 'unknown'}`)")
-    line = REMEASURED + "; ".join(entries) + ".\n"
-    if at is None:
-        lines[intro + 1:intro + 1] = ["\n", line]
-    else:
-        lines[at] = line
-    return "".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.retrieval_eval", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -918,7 +867,7 @@ def main(argv: list[str] | None = None) -> int:
     md = markdown(result)
     print(md, end="")
     if not args.quick:
-        write_section(args.output, md)
+        write_section(args.output, md, HEADING)
         _log(f"wrote {HEADING[3:]} into {args.output}")
     return 0
 

@@ -53,6 +53,7 @@ from .db import (
     server_info,
 )
 from .report import Section, write_report
+from .results_file import git, write_section
 from .stats import CpuMeter, loadavg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,13 +67,6 @@ class SectionError(Exception):
 
 def _log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def _mariadbd_pid(mdb: LocalMariaDB) -> int | None:
@@ -357,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     run = {
         "started_at": started_at, "argv": " ".join(["python -m bench.run", *(argv if argv is not None else sys.argv[1:])]),
         "via_make": bool(os.environ.get("MAKELEVEL")), "quick": args.quick,
-        "commit": _git("rev-parse", "--short", "HEAD"), "dirty": bool(_git("status", "--porcelain")),
+        "commit": git("rev-parse", "--short", "HEAD"), "dirty": bool(git("status", "--porcelain")),
         "loadavg_start": loadavg(), "seed": SEED, "source_note": os.environ.get("RTAC_BENCH_SOURCE_NOTE", ""),
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "ram_gb": mem_total_gb(), "os": os_name(),
                     "kernel": platform.release(), "python": platform.python_version(),
@@ -498,7 +492,6 @@ def _only(keys: list[str], output: Path, quick: bool) -> int:
     if unknown:
         raise SystemExit(f"--only: unknown part(s) {', '.join(unknown)}; known: {', '.join(STANDALONE)}")
     master_key = hashlib.sha256(f"rtac-bench-{SEED}".encode()).digest()
-    from .retrieval_eval import write_section
     if any(STANDALONE[k][1] for k in keys):
         with LocalMariaDB() as mdb:
             sections = _standalone(keys, mdb, master_key, quick)

@@ -57,6 +57,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from . import tables as t
+from .db import mysql_errno
 from .errors import RtacError
 
 PREFIX = "rtac_ft_"
@@ -118,13 +119,8 @@ def table(shard: int) -> Table:
     return found
 
 
-def _errno(exc: DBAPIError) -> int | None:
-    args = getattr(exc.orig, "args", ())
-    return args[0] if args and isinstance(args[0], int) else None
-
-
 def is_missing_table(exc: DBAPIError) -> bool:
-    return _errno(exc) == _NO_SUCH_TABLE
+    return mysql_errno(exc) == _NO_SUCH_TABLE
 
 
 # --- where a site is searched ---------------------------------------------------------
@@ -165,7 +161,7 @@ def ensure_table(engine: Engine, shard: int) -> Table:
     try:
         _ddl(engine, _DDL.format(name=name))
     except DBAPIError as exc:
-        if _errno(exc) != _TABLE_EXISTS:  # a concurrent creator won: the table is there
+        if mysql_errno(exc) != _TABLE_EXISTS:  # a concurrent creator won: the table is there
             raise SearchTableError(f"the search table {name} could not be created ({exc.orig}); "
                                    "`rtac init-db` creates it") from None
     with _lock:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from . import tables as t
+from .db import mysql_errno
 from .errors import ConfigError
 
 _MIGRATION = re.compile(r"^(\d{3,})_[\w-]+\.sql$")
@@ -74,7 +75,7 @@ def migrate(engine: Engine, directory: Path | None = None) -> list[str]:
                 try:
                     conn.execute(text(statement))
                 except OperationalError as exc:
-                    if exc.orig.args[0] not in _ALREADY_DONE:
+                    if mysql_errno(exc) not in _ALREADY_DONE:
                         raise
             conn.execute(insert(t.schema_migrations).values(version=name))
         applied_now.append(name)

@@ -126,7 +126,7 @@ def test_the_memory_thresholds_section_reports_the_chosen_thresholds_from_the_fi
 
 
 def test_a_section_measured_again_is_named_in_the_header_with_its_commit(tmp_path):
-    from bench.retrieval_eval import REMEASURED, write_section
+    from bench.results_file import REMEASURED, write_section
     path = tmp_path / "RESULTS.md"
     path.write_text("# rtac sidecar benchmark\n\nWritten by a run.\nEvery figure below was measured by this run.\n\n"
                     "## A\n\nold a\n\n## B\n\nold b\n", encoding="utf-8")
