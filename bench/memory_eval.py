@@ -21,8 +21,9 @@ and messages), distances are cosine distances (1 - dot of L2-normalised vectors)
 Recall and forget thresholds are swept over 0.08..0.25 and the largest one whose
 precision is >= PRECISION_TARGET is picked: a marginally related fact about a
 person shown as a premise is wrong, not merely unhelpful, and a memory deleted
-that the customer did not mean is lost for good. Dedup is evaluated as the full
-decision sidecar.memory.extract.write takes: `distance <= T and same_fact(new, old, lang)`.
+that the customer did not mean is lost for good. Dedup is swept as the earlier rule,
+`distance <= T and same_fact(new, old, lang)`, a baseline: the decision
+sidecar.memory.extract.write takes now is dedup.decide (bench/memory_natural.py).
 """
 from __future__ import annotations
 

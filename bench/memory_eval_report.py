@@ -177,8 +177,11 @@ def markdown(result: dict) -> str:
     # --- dedup
     w("### Dedup: `distance ≤ T and same_fact(new, old, lang)`")
     w("")
-    w("Paraphrase and changed value should merge (the new fact replaces the old); a different thing and an "
-      "unrelated fact should be kept as a second fact. Accuracy per relation:")
+    w("The earlier dedup rule, a distance bound and every thing word shared, swept as a baseline. What the "
+      "sidecar decides now is `dedup.decide` (distance bands, value slots, change cues, framing words), "
+      "measured in *Memory on natural speech*. Paraphrase and changed value should merge (the new fact "
+      "replaces the old); a different thing and an unrelated fact should be kept as a second fact. Accuracy "
+      "per relation:")
     w("")
     w("| T | paraphrase | changed_value | different_thing | unrelated | balanced | merge P | merge R |")
     w("|---:|---:|---:|---:|---:|---:|---:|---:|")
