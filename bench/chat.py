@@ -357,7 +357,7 @@ _STAGES = [
     (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
     (sidecar.lexicon.StatsCache, "get", "      site statistics (cached per content_version)"),
     (sidecar.lexicon, "document_frequencies", "      document frequencies (SELECT rtac_terms, terms not cached)"),
-    (sidecar.lexicon, "bm25", "      BM25 scoring (Python, per candidate)"),
+    (sidecar.lexicon, "bm25_scores", "      BM25 scoring (Python, the candidates)"),
     (Retriever, "_matrix", VECTOR_PARTS[0]),
     (sidecar.vectors.MatrixCache, "get", "      matrix cache lookup"),
     (sidecar.vectors.SiteMatrix, "nearest", VECTOR_PARTS[1]),
@@ -389,7 +389,7 @@ def _statement_kind(sql) -> str:
     verb = head.split(" ", 1)[0] if head else "?"
     if "MATCH(" in sql:
         return "SELECT FULLTEXT ranking + search text"
-    if "c.search_text, c.term_count" in sql:
+    if "rtac_chunks.search_text" in sql and "MATCH(" not in sql:
         return "SELECT rtac_chunks search text (BM25, shared index)"
     if "FROM rtac_chunks" in sql and "JOIN rtac_documents" in sql:
         return "SELECT rtac_chunks + rtac_documents (fetch)"

@@ -18,11 +18,12 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -56,13 +57,42 @@ def _aad(space: Space, conversation_id: str, seq: int) -> str:
     return f"rtac/turn/{space.site_id}/{space.id}/{conversation_id}/{seq}"
 
 
+# The statements of every turn are built once: constructing one costs about as much
+# as its round trip to a local server.
+_C = t.conversations.c
+_FIND = select(_C.id).where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"),
+                            _C.space_id == bindparam("space"))
+_INSERT_CONVERSATION = insert(t.conversations)
+_INSERT_TURN = insert(t.turns)
+_LAST_SEQ = select(_C.last_seq, select(func.max(t.turns.c.seq))
+                   .where(t.turns.c.conversation_id == bindparam("conv")).scalar_subquery()
+                   ).where(_C.id == bindparam("conv"))
+_SET_LAST_SEQ = update(t.conversations).where(_C.id == bindparam("conv")).values(last_seq=bindparam("seq"))
+
+
+@lru_cache(maxsize=None)
+def _history_statement(limit: int):
+    tc = t.turns.c
+    return (select(tc.seq, tc.content_enc)
+            .where(tc.conversation_id == bindparam("conv"), tc.site_id == bindparam("site"),
+                   tc.space_id == bindparam("space"), tc.created_at >= bindparam("since"))
+            .order_by(tc.seq.desc()).limit(limit))
+
+
+@lru_cache(maxsize=None)
+def _continue_statement(flags: frozenset[str]):
+    """The conversation's summary updated by a turn that sets `flags`."""
+    return (update(t.conversations)
+            .where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"), _C.space_id == bindparam("space"))
+            .values(updated_at=bindparam("now"), turn_count=_C.turn_count + 1, last_seq=_C.last_seq + 1,
+                    **{k: True for k in sorted(flags)}))
+
+
 def find_conversation(conn: Connection, space: Space, conversation_id: str | None) -> str | None:
     """The id when it belongs to this space; anything else starts a new conversation."""
     if not is_conversation_id(conversation_id or ""):
         return None
-    row = conn.execute(select(t.conversations.c.id).where(
-        t.conversations.c.id == conversation_id, t.conversations.c.site_id == space.site_id,
-        t.conversations.c.space_id == space.id)).first()
+    row = conn.execute(_FIND, {"conv": conversation_id, "site": space.site_id, "space": space.id}).first()
     return row.id if row else None
 
 
@@ -106,11 +136,8 @@ def history_turns(conn: Connection, space: Space, conversation_id: str, limit: i
     even when `limit` is 0 (retrieval reads the previous message)."""
     limit = max(limit, 1)
     since = utcnow() - timedelta(days=retention_days)
-    rows = conn.execute(
-        select(t.turns.c.seq, t.turns.c.content_enc)
-        .where(t.turns.c.conversation_id == conversation_id, t.turns.c.site_id == space.site_id,
-               t.turns.c.space_id == space.id, t.turns.c.created_at >= since)
-        .order_by(t.turns.c.seq.desc()).limit(limit)).all()
+    rows = conn.execute(_history_statement(limit), {"conv": conversation_id, "site": space.site_id,
+                                                     "space": space.id, "since": since}).all()
     turns = []
     for r in reversed(rows):
         data = json.loads(space.open(r.content_enc, _aad(space, conversation_id, r.seq)))
@@ -170,20 +197,17 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
     flags = {"unanswered": bool(unanswered), "degraded": bool(degraded), "lead_captured": bool(lead_captured),
              "forgot": bool(forgot)}
     if not is_new:
-        c = t.conversations.c
-        found = conn.execute(update(t.conversations)
-                             .where(c.id == conversation_id, c.site_id == space.site_id, c.space_id == space.id)
-                             .values(updated_at=now, turn_count=c.turn_count + 1, last_seq=c.last_seq + 1,
-                                     **{k: True for k, v in flags.items() if v})).rowcount
+        found = conn.execute(_continue_statement(frozenset(k for k, v in flags.items() if v)),
+                             {"conv": conversation_id, "site": space.site_id, "space": space.id, "now": now}).rowcount
         # Matched rows (FOUND_ROWS): none when maintenance removed the expired
         # conversation since it was found; the turn then starts it again.
         is_new = found == 0
         if not is_new:
             seq = _next_seq(conn, conversation_id)
     if is_new:
-        conn.execute(insert(t.conversations).values(id=conversation_id, site_id=space.site_id, space_id=space.id,
-                                                    created_at=now, updated_at=now, lang=lang, turn_count=1,
-                                                    last_seq=1, **flags))
+        conn.execute(_INSERT_CONVERSATION, dict(id=conversation_id, site_id=space.site_id, space_id=space.id,
+                                                created_at=now, updated_at=now, lang=lang, turn_count=1,
+                                                last_seq=1, **flags))
         seq = 1
     content = {"message": message, "reply": reply}
     if query is not None:
@@ -192,7 +216,7 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
         content["sources"] = _sources(sources)
     sealed = seal_content(space, conversation_id, seq, content)
     try:
-        result = conn.execute(insert(t.turns).values(
+        result = conn.execute(_INSERT_TURN, dict(
             site_id=space.site_id, space_id=space.id, conversation_id=conversation_id, seq=seq, lang=lang,
             content_enc=sealed, action=action, provider=provider, model=model, created_at=now, grounding=grounding,
             **flags))
@@ -211,12 +235,10 @@ def _next_seq(conn: Connection, conversation_id: str) -> int:
     whatever the transaction read before), or past the conversation's last stored
     turn when that is further (a counter behind the turns must not hand out a seq
     that is taken)."""
-    c = t.conversations.c
-    stored = select(func.max(t.turns.c.seq)).where(t.turns.c.conversation_id == conversation_id).scalar_subquery()
-    seq, top = conn.execute(select(c.last_seq, stored).where(c.id == conversation_id)).one()
+    seq, top = conn.execute(_LAST_SEQ, {"conv": conversation_id}).one()
     if top is not None and top >= seq:
         seq = top + 1
-        conn.execute(update(t.conversations).where(c.id == conversation_id).values(last_seq=seq))
+        conn.execute(_SET_LAST_SEQ, {"conv": conversation_id, "seq": seq})
     return seq
 
 

@@ -134,9 +134,12 @@ class SiteIndex:
     table: str | None
 
 
+_LOCATE = select(t.sites.c.content_version, t.sites.c.ft_shard, t.sites.c.ft_ready).where(
+    t.sites.c.id == bindparam("site"))  # built once: every retrieve reads it
+
+
 def locate(conn: Connection, site_id: str) -> SiteIndex:
-    row = conn.execute(select(t.sites.c.content_version, t.sites.c.ft_shard, t.sites.c.ft_ready)
-                       .where(t.sites.c.id == site_id)).first()
+    row = conn.execute(_LOCATE, {"site": site_id}).first()
     if row is None:
         return SiteIndex(0, None)
     return SiteIndex(int(row.content_version or 0), table_name(int(row.ft_shard)) if row.ft_ready else None)

@@ -33,12 +33,18 @@ _DROP = (update(t.terms).where(_T.site_id == bindparam("in_site"), _T.term == bi
          .values(df=func.greatest(_T.df, bindparam("in_n")) - bindparam("in_n")))
 
 
+# Built once: constructing a statement costs about as much as its round trip here.
+_FREQUENCIES = select(_T.term, _T.df).where(_T.site_id == bindparam("site"),
+                                            _T.term.in_(bindparam("terms", expanding=True)))
+
+
 def distinct_terms(search_text: str) -> set[str]:
     return {w for w in search_text.split() if len(w) <= MAX_TERM}
 
 
 def term_count(search_text: str) -> int:
-    return len(search_text.split())
+    # Search text is its tokens joined by single spaces (searchtext.index_text).
+    return search_text.count(" ") + 1 if search_text else 0
 
 
 def _apply(conn: Connection, site_id: str, counts: Counter, statement) -> None:
@@ -147,20 +153,29 @@ def document_frequencies(conn: Connection, site_id: str, terms: Iterable[str]) -
     wanted = sorted({term for term in terms if len(term) <= MAX_TERM})
     if not wanted:
         return {}
-    rows = conn.execute(select(_T.term, _T.df).where(_T.site_id == site_id, _T.term.in_(wanted)))
+    rows = conn.execute(_FREQUENCIES, {"site": site_id, "terms": wanted})
     return {r.term: int(r.df) for r in rows}
 
 
-def bm25(weights: Mapping[str, float], search_text: str, length: int, dfs: Mapping[str, int],
-         stats: SiteStats) -> float:
-    """BM25 (Robertson/Sparck Jones idf, kept positive) of one chunk for weighted query terms."""
-    tf = Counter(w for w in search_text.split() if w in weights)
-    if not tf:
-        return 0.0
-    norm = K1 * (1 - B + B * (length or 1) / stats.avg_terms)
-    score = 0.0
-    for term, f in tf.items():
-        df = min(dfs.get(term, 1), stats.chunks)
-        idf = math.log(1 + (stats.chunks - df + 0.5) / (df + 0.5))
-        score += weights[term] * idf * f * (K1 + 1) / (f + norm)
-    return score
+def bm25_scores(weights: Mapping[str, float], candidates: Iterable[tuple[int, str]],
+                dfs: Mapping[str, int], stats: SiteStats) -> list[tuple[int, float]]:
+    """(id, BM25) of each (id, search text) for weighted query terms (Robertson/Sparck
+    Jones idf, kept positive)."""
+    n = stats.chunks
+    terms = []
+    for term, weight in weights.items():
+        df = min(dfs.get(term, 1), n)
+        terms.append((f" {term} ", weight * math.log(1 + (n - df + 0.5) / (df + 0.5))))
+    scored = []
+    for cid, search_text in candidates:
+        # Counted in C rather than word by word in Python: every token between spaces of
+        # its own, so a term repeated side by side is counted each time.
+        padded = f" {search_text.replace(' ', '  ')} "
+        norm = K1 * (1 - B + B * (term_count(search_text) or 1) / stats.avg_terms)
+        score = 0.0
+        for key, weight in terms:
+            f = padded.count(key)
+            if f:
+                score += weight * f * (K1 + 1) / (f + norm)
+        scored.append((cid, score))
+    return scored

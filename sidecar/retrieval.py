@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from sqlalchemy import select, text
+from sqlalchemy import bindparam, select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -64,6 +64,14 @@ _SHARED_RANK = text(
 _C = t.chunks.c
 _D = t.documents.c
 
+# Built once, as every statement of a retrieve: constructing one costs about as much
+# as its round trip to a local server.
+_SHARED_TEXT = select(_C.id, _C.search_text).where(_C.site_id == bindparam("site"),
+                                                   _C.id.in_(bindparam("ids", expanding=True)))
+_WINNERS = (select(_C.id, _C.content, _C.lang, _D.title, _D.url)
+            .join(t.documents, (_D.id == _C.document_id) & (_D.site_id == _C.site_id))
+            .where(_C.site_id == bindparam("site"), _C.id.in_(bindparam("ids", expanding=True))))
+
 
 @lru_cache(maxsize=None)
 def _site_statement(table: str):
@@ -82,8 +90,8 @@ def _site_statement(table: str):
     )
 
 
-def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> list[tuple[int, str, int]]:
-    """(chunk id, search text, term count) of the best FULLTEXT matches, unordered."""
+def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> list[tuple[int, str]]:
+    """(chunk id, search text) of the best FULLTEXT matches, unordered."""
     if where.table is not None:
         try:
             rows = conn.execute(_site_statement(where.table), params).all()
@@ -92,13 +100,11 @@ def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> li
             if not fulltext.is_missing_table(exc):
                 raise
         else:
-            return [(r.id, r.search_text, lexicon.term_count(r.search_text)) for r in rows]
+            return [(r.id, r.search_text) for r in rows]
     ids = [r.id for r in conn.execute(_SHARED_RANK, params)]
     if not ids:
         return []
-    return [(r.id, r.search_text, r.term_count)
-            for r in conn.execute(select(_C.id, _C.search_text, _C.term_count)
-                                  .where(_C.site_id == params["site"], _C.id.in_(ids)))]
+    return [(r.id, r.search_text) for r in conn.execute(_SHARED_TEXT, {"site": params["site"], "ids": ids})]
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,8 @@ class RetrievalSettings:
     foreign_lexical: float = 0.3  # a lexical candidate in another language than the visitor's
     previous_terms: float = 0.4  # weight of the previous message's terms in BM25
     previous_vector: float = 0.5  # weight of its embedding in the query vector
+    common_share: float | None = 0.05  # terms in more of the site's chunks are not asked of FULLTEXT
+    common_floor: int = 100  # ... and only past this many chunks
 
 
 @dataclass(frozen=True)
@@ -202,15 +210,27 @@ class Retriever:
         weights = self._weights(query, lang)
         if not weights:
             return []
-        found = _candidates(conn, where, {"q": " ".join(weights), "site": site_id, "lang": lang,
-                                          "k": self.settings.candidates})
-        if not found:
-            return []
         stats = self.stats.get(conn, site_id, where.version)
         dfs = self.stats.frequencies(conn, site_id, where.version, weights)
-        scored = [(cid, lexicon.bm25(weights, search_text, length, dfs, stats)) for cid, search_text, length in found]
+        found = _candidates(conn, where, {"q": " ".join(self._asked(weights, dfs, stats)), "site": site_id,
+                                          "lang": lang, "k": self.settings.candidates})
+        if not found:
+            return []
+        scored = lexicon.bm25_scores(weights, found, dfs, stats)
         scored.sort(key=lambda s: (-s[1], s[0]))
         return scored
+
+    def _asked(self, weights: dict[str, float], dfs: dict[str, int], stats: lexicon.SiteStats) -> list[str]:
+        """The terms FULLTEXT is asked for. MATCH scores every posting of every term, so a
+        term in a large share of the site's chunks costs the most and picks the fewest
+        candidates; BM25 still scores it over the candidates the rarer terms find. When
+        every term is that common, the rarest ones are asked."""
+        share = self.settings.common_share
+        if share is None:
+            return list(weights)
+        cut = max(self.settings.common_floor, share * stats.chunks)
+        asked = [term for term in weights if dfs.get(term, 0) <= cut]
+        return asked or sorted(weights, key=lambda term: (dfs.get(term, 0), term))[:2]
 
     # --- the half by meaning -------------------------------------------------------
 
@@ -285,10 +305,7 @@ def _in_parallel(fn, *args) -> Future:
 def _fetch(conn: Connection, site_id: str, ranked: list[tuple[int, float]]) -> list[Chunk]:
     if not ranked:
         return []
-    found = (select(_C.id, _C.content, _C.lang, _D.title, _D.url)
-             .join(t.documents, (_D.id == _C.document_id) & (_D.site_id == _C.site_id))
-             .where(_C.site_id == site_id, _C.id.in_([cid for cid, _ in ranked])))
-    rows = {r.id: r for r in conn.execute(found)}
+    rows = {r.id: r for r in conn.execute(_WINNERS, {"site": site_id, "ids": [cid for cid, _ in ranked]})}
     return [Chunk(cid, rows[cid].title, rows[cid].url, rows[cid].content, rows[cid].lang, float(score))
             for cid, score in ranked if cid in rows]
 

@@ -54,6 +54,9 @@ def sign_headers(site_id: str, secret: str, method: str, path: str, body: bytes,
             "X-Rtac-Signature": signature(secret, ts, method, path, nonce, body)}
 
 
+_INSERT_NONCE = insert(t.nonces)  # built once: every signed request claims a nonce
+
+
 class NonceStore:
     def __init__(self, engine: Engine):
         self._engine = engine
@@ -65,7 +68,7 @@ class NonceStore:
         node fails at COMMIT (a certification failure, 1213) until the winner's row is
         applied here, and then as a duplicate."""
         def insert_nonce(conn) -> None:
-            conn.execute(insert(t.nonces).values(site_id=site_id, nonce=nonce, seen_at=utcnow()))
+            conn.execute(_INSERT_NONCE, {"site_id": site_id, "nonce": nonce, "seen_at": utcnow()})
 
         try:
             transaction(self._engine, insert_nonce)

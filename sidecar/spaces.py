@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sqlalchemy import delete, literal, literal_column, select, update
+from sqlalchemy import bindparam, delete, literal, literal_column, select, update
 from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import func
@@ -61,12 +61,22 @@ def space_key_aad(site_id: str, identity_hash: bytes) -> str:
 _REFRESH_SEEN_AFTER_SECONDS = 3600
 
 
-def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
+def _space_statement(lock: bool):
     s = t.spaces.c
     stale = s.last_seen_at < func.now() - literal_column(f"INTERVAL {_REFRESH_SEEN_AFTER_SECONDS} SECOND")
     q = (select(s.id, s.wrapped_key, s.key_id, s.memory_version, stale.label("stale"))
-         .where(s.site_id == site.id, s.identity_hash == ih))
-    return conn.execute(q.with_for_update() if lock else q).first()
+         .where(s.site_id == bindparam("site"), s.identity_hash == bindparam("ih")))
+    return q.with_for_update() if lock else q
+
+
+# Built once: every turn reads its space and marks it seen, and constructing a
+# statement costs about as much as its round trip to a local server.
+_SPACE_ROW = {lock: _space_statement(lock) for lock in (False, True)}
+_SEEN = update(t.spaces).where(t.spaces.c.id == bindparam("space")).values(last_seen_at=func.now())
+
+
+def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
+    return conn.execute(_SPACE_ROW[lock], {"site": site.id, "ih": ih}).first()
 
 
 def _open(keyring: Keyring, site: Site, ih: bytes, row) -> Space:
@@ -96,7 +106,7 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
     if row is not None:
         row = _space_row(conn, site, ih, lock=True)
         if row is not None:
-            conn.execute(update(t.spaces).where(t.spaces.c.id == row.id).values(last_seen_at=func.now()))
+            conn.execute(_SEEN, {"space": row.id})
             return _open(keyring, site, ih, row)
     # Insert first, then read: the insert waits for a concurrent first turn's insert of
     # the same identity and then only marks the row seen. That takes the row's exclusive
@@ -112,7 +122,7 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
 
 
 def touch(conn: Connection, space: Space) -> None:
-    conn.execute(update(t.spaces).where(t.spaces.c.id == space.id).values(last_seen_at=func.now()))
+    conn.execute(_SEEN, {"space": space.id})
 
 
 def erase_space(conn: Connection, site: Site, identity: str) -> bool:

@@ -10,10 +10,13 @@ from .providers.base import Usage
 from .unanswered import open_count
 
 
+_INSERT = insert(t.usage)  # built once: every turn records its usage
+
+
 def record(conn: Connection, site_id: str, turn_id: int | None, provider: str, model: str,
            usage: Usage, purpose: str = "chat", price_corrections: int = 0) -> None:
     actual, uncached = cost(model, usage)
-    conn.execute(insert(t.usage).values(
+    conn.execute(_INSERT, dict(
         site_id=site_id, turn_id=turn_id, purpose=purpose, provider=provider, model=model,
         input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
         cache_read_input_tokens=usage.cache_read_input_tokens,

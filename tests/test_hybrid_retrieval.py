@@ -410,3 +410,29 @@ def test_the_offline_answer_finds_a_price_named_by_another_compound(services, et
         "Palju maksab rattahooldus?", lang="et", pinned=DEMO["et"])).get_json()
     assert "Põhihooldus: 45 €" in body["reply"] and body["unanswered"] is False
     assert "10:00" not in body["reply"] and "Telliskivi" not in body["reply"]
+
+
+def test_a_term_in_most_of_a_large_site_is_scored_but_not_asked_of_fulltext(engine, site):
+    from sqlalchemy import event
+    pages = [page(str(i), "en", f"Bicycle {i}", f"Bicycle model {i} with {w} frame.")
+             for i, w in enumerate(["steel", "carbon", "aluminium", "titanium", "bamboo"] * 26)]
+    pages.append(page("tandem", "en", "Tandem", "The tandem bicycle seats two riders."))
+    put(engine, site.id, pages)
+    asked = []
+
+    def capture(conn, cursor, statement, parameters, *args):
+        if "MATCH" in statement:
+            asked.append(parameters[0] if isinstance(parameters, tuple) else parameters)
+    retriever = Retriever()
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with engine.connect() as conn:
+            found = retriever.retrieve(conn, site.id, "en", Query("a tandem bicycle?", "en"), mode="lexical")
+            assert asked and all("bicycl" not in str(q) and "tandem" in str(q) for q in asked)
+            assert [c.title for c in found] == ["Tandem"]
+            # Every term that common: the rarest are asked, so the site still answers.
+            asked.clear()
+            found = retriever.retrieve(conn, site.id, "en", Query("bicycle model", "en"), mode="lexical")
+            assert asked and len(found) == 8
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
