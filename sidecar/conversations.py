@@ -60,22 +60,25 @@ def _aad(space: Space, conversation_id: str, seq: int) -> str:
 # The statements of every turn are built once: constructing one costs about as much
 # as its round trip to a local server.
 _C = t.conversations.c
-_FIND = select(_C.id).where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"),
-                            _C.space_id == bindparam("space"))
 _INSERT_CONVERSATION = insert(t.conversations)
 _INSERT_TURN = insert(t.turns)
-_LAST_SEQ = select(_C.last_seq, select(func.max(t.turns.c.seq))
-                   .where(t.turns.c.conversation_id == bindparam("conv")).scalar_subquery()
-                   ).where(_C.id == bindparam("conv"))
-_SET_LAST_SEQ = update(t.conversations).where(_C.id == bindparam("conv")).values(last_seq=bindparam("seq"))
+# The highest seq stored for the conversation, read by the statement that takes the
+# next one. Correlated with the row updated, so it runs once that row is locked: a
+# subquery of constants would run first, and its shared locks on the conversation's
+# turns deadlock with the turn holding the row, which inserts among them.
+_STORED_SEQ = (select(func.coalesce(func.max(t.turns.c.seq), 0))
+               .where(t.turns.c.conversation_id == _C.id).correlate(t.conversations).scalar_subquery())
 
 
 @lru_cache(maxsize=None)
-def _history_statement(limit: int):
+def _last_turns_statement(limit: int):
+    """The conversation, when it is the space's, with its last `limit` turns since a
+    time: one row with no turn when it has none."""
     tc = t.turns.c
-    return (select(tc.seq, tc.content_enc)
-            .where(tc.conversation_id == bindparam("conv"), tc.site_id == bindparam("site"),
-                   tc.space_id == bindparam("space"), tc.created_at >= bindparam("since"))
+    turns = t.conversations.outerjoin(t.turns, (tc.conversation_id == _C.id) & (tc.site_id == _C.site_id)
+                                      & (tc.space_id == _C.space_id) & (tc.created_at >= bindparam("since")))
+    return (select(_C.id, tc.seq, tc.content_enc).select_from(turns)
+            .where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"), _C.space_id == bindparam("space"))
             .order_by(tc.seq.desc()).limit(limit))
 
 
@@ -84,16 +87,14 @@ def _continue_statement(flags: frozenset[str]):
     """The conversation's summary updated by a turn that sets `flags`."""
     return (update(t.conversations)
             .where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"), _C.space_id == bindparam("space"))
-            .values(updated_at=bindparam("now"), turn_count=_C.turn_count + 1, last_seq=_C.last_seq + 1,
+            .values(updated_at=bindparam("now"), turn_count=_C.turn_count + 1,
+                    # The seq of the turn being stored, returned as the statement's insert id
+                    # (LAST_INSERT_ID(expr)): one past the counter, or past the conversation's
+                    # last stored turn when that is further (a counter behind the turns must
+                    # not hand out a seq that is taken). The conversation row is locked by this
+                    # update, so the row read is the latest, whatever the transaction read before.
+                    last_seq=func.last_insert_id(func.greatest(_C.last_seq, _STORED_SEQ) + 1),
                     **{k: True for k in sorted(flags)}))
-
-
-def find_conversation(conn: Connection, space: Space, conversation_id: str | None) -> str | None:
-    """The id when it belongs to this space; anything else starts a new conversation."""
-    if not is_conversation_id(conversation_id or ""):
-        return None
-    row = conn.execute(_FIND, {"conv": conversation_id, "site": space.site_id, "space": space.id}).first()
-    return row.id if row else None
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,30 @@ def history_turns(conn: Connection, space: Space, conversation_id: str, limit: i
                   retention_days: int) -> list[PastTurn]:
     """The last `limit` turns within retention, oldest first; at least the last one
     even when `limit` is 0 (retrieval reads the previous message)."""
-    limit = max(limit, 1)
+    return _opened(space, conversation_id, _last_turns(conn, space, conversation_id, limit, retention_days))
+
+
+def resume(conn: Connection, space: Space, conversation_id: str | None, limit: int,
+           retention_days: int) -> tuple[str | None, list[PastTurn]]:
+    """The conversation's id when it belongs to this space (anything else starts a new
+    conversation: None), with history_turns(), in one statement."""
+    if not is_conversation_id(conversation_id or ""):
+        return None, []
+    rows = _last_turns(conn, space, conversation_id, limit, retention_days)
+    return (conversation_id, _opened(space, conversation_id, rows)) if rows else (None, [])
+
+
+def _last_turns(conn: Connection, space: Space, conversation_id: str, limit: int, retention_days: int) -> list:
     since = utcnow() - timedelta(days=retention_days)
-    rows = conn.execute(_history_statement(limit), {"conv": conversation_id, "site": space.site_id,
-                                                     "space": space.id, "since": since}).all()
+    return conn.execute(_last_turns_statement(max(limit, 1)), {"conv": conversation_id, "site": space.site_id,
+                                                                "space": space.id, "since": since}).all()
+
+
+def _opened(space: Space, conversation_id: str, rows) -> list[PastTurn]:
     turns = []
     for r in reversed(rows):
+        if r.seq is None:  # the conversation, without a turn since the cut
+            continue
         data = json.loads(space.open(r.content_enc, _aad(space, conversation_id, r.seq)))
         query = QueryVector.load(data["query"]) if data.get("query") else None
         turns.append(PastTurn(data["message"], data["reply"], query))
@@ -197,13 +216,13 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
     flags = {"unanswered": bool(unanswered), "degraded": bool(degraded), "lead_captured": bool(lead_captured),
              "forgot": bool(forgot)}
     if not is_new:
-        found = conn.execute(_continue_statement(frozenset(k for k, v in flags.items() if v)),
-                             {"conv": conversation_id, "site": space.site_id, "space": space.id, "now": now}).rowcount
+        updated = conn.execute(_continue_statement(frozenset(k for k, v in flags.items() if v)),
+                               {"conv": conversation_id, "site": space.site_id, "space": space.id, "now": now})
         # Matched rows (FOUND_ROWS): none when maintenance removed the expired
         # conversation since it was found; the turn then starts it again.
-        is_new = found == 0
+        is_new = updated.rowcount == 0
         if not is_new:
-            seq = _next_seq(conn, conversation_id)
+            seq = int(updated.lastrowid)
     if is_new:
         conn.execute(_INSERT_CONVERSATION, dict(id=conversation_id, site_id=space.site_id, space_id=space.id,
                                                 created_at=now, updated_at=now, lang=lang, turn_count=1,
@@ -227,19 +246,6 @@ def append_turn(conn: Connection, space: Space, conversation_id: str, is_new: bo
         # the transaction runs again whole and allocates past it.
         raise TransactionConflict(f"turn {seq} of a conversation was stored concurrently") from exc
     return StoredTurn(result.inserted_primary_key[0], conversation_id, seq)
-
-
-def _next_seq(conn: Connection, conversation_id: str) -> int:
-    """The seq of the turn being stored, once its update has locked the conversation
-    row and bumped last_seq: the row as this transaction just wrote it (the latest,
-    whatever the transaction read before), or past the conversation's last stored
-    turn when that is further (a counter behind the turns must not hand out a seq
-    that is taken)."""
-    seq, top = conn.execute(_LAST_SEQ, {"conv": conversation_id}).one()
-    if top is not None and top >= seq:
-        seq = top + 1
-        conn.execute(_SET_LAST_SEQ, {"conv": conversation_id, "seq": seq})
-    return seq
 
 
 def purge_expired(conn: Connection, retention_days: int) -> int:

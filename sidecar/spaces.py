@@ -57,7 +57,9 @@ def space_key_aad(site_id: str, identity_hash: bytes) -> str:
 
 # A space last seen longer ago than this is marked seen again when a turn resolves
 # it, under a row lock, before the turn writes anything: the purge of idle spaces
-# (idle for at least a day) then cannot take a space a turn is using.
+# (idle for at least a day) then cannot take a space a turn is using. That is the
+# only mark: last_seen_at decides nothing but that purge, which spares every space
+# holding a conversation, so a mark per turn would only be a write per turn.
 _REFRESH_SEEN_AFTER_SECONDS = 3600
 
 
@@ -69,8 +71,8 @@ def _space_statement(lock: bool):
     return q.with_for_update() if lock else q
 
 
-# Built once: every turn reads its space and marks it seen, and constructing a
-# statement costs about as much as its round trip to a local server.
+# Built once: every turn reads its space, and constructing a statement costs about
+# as much as its round trip to a local server.
 _SPACE_ROW = {lock: _space_statement(lock) for lock in (False, True)}
 _SEEN = update(t.spaces).where(t.spaces.c.id == bindparam("space")).values(last_seen_at=func.now())
 
@@ -119,10 +121,6 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
     if row is None:  # taken away between the two (a purge); a fresh transaction decides
         raise TransactionConflict(f"space of site {site.id} vanished while it was created")
     return _open(keyring, site, ih, row)
-
-
-def touch(conn: Connection, space: Space) -> None:
-    conn.execute(_SEEN, {"space": space.id})
 
 
 def erase_space(conn: Connection, site: Site, identity: str) -> bool:

@@ -19,8 +19,7 @@ from dataclasses import dataclass, replace
 
 from . import spending, unanswered, usage
 from .budget import Packed, pack
-from .conversations import (QueryVector, append_turn, find_conversation, grounding_class, history_turns,
-                            new_conversation_id)
+from .conversations import QueryVector, append_turn, grounding_class, new_conversation_id, resume
 from .db import retrying
 from .memory.recall import Recalled
 from .price_check import PriceCheck
@@ -31,7 +30,7 @@ from .reply import REPLY_SCHEMA, Reply, clean_text, parse_reply
 from .retrieval import Query
 from .services import Services
 from .sites import Site
-from .spaces import Space, identity_of, resolve_space, touch
+from .spaces import Space, identity_of, resolve_space
 from .validation import ChatInput
 
 log = logging.getLogger("rtac.turn")
@@ -79,9 +78,7 @@ def _read(svc: Services, site: Site, inp: ChatInput, embedding: QueryEmbedding) 
     cfg = svc.config
     with svc.engine.begin() as conn:
         space = resolve_space(conn, svc.keyring, site, identity_of(inp.visitor.id, inp.visitor.wp_user_id))
-        conversation_id = find_conversation(conn, space, inp.conversation_id)
-        past = history_turns(conn, space, conversation_id, cfg.history_turns, cfg.retention_days) \
-            if conversation_id else []
+        conversation_id, past = resume(conn, space, inp.conversation_id, cfg.history_turns, cfg.retention_days)
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
         recalled = svc.turn_memory.recall(conn, space, inp.message, embedding, inp.lang)
         return _Read(space, conversation_id, past, chunks, recalled, spending.over_budget(conn, site, cfg))
@@ -159,7 +156,6 @@ def finish(svc: Services, turn: PreparedTurn, reply: Reply, result: ChatResult, 
         if reply.unanswered:
             unanswered.record(conn, turn.site, inp.message, inp.lang, inp.page_url, space=space)
         memory.after_store(conn, space, turn.conversation_id, stored.seq, inp.lang)
-        touch(conn, space)
     memory.notify()  # extraction runs off the visitor's clock
     svc.maybe_maintain()
 

@@ -145,20 +145,22 @@ def test_a_turn_that_loses_a_deadlock_after_the_model_answered_is_stored_once(en
                                                                               monkeypatch):
     """The turn's write transaction deadlocks with another one (real connections): it
     runs again whole, and the turn is stored once, answered 200."""
-    from sidecar import turn as turn_module
+    from sidecar import usage as usage_module
 
     conversation_id, space = _conversation(engine, keyring, site, client, "deadlocked-turn")
-    real_touch, attempts = turn_module.touch, []
+    real_record, attempts = usage_module.record, []
     other_done = threading.Event()
 
-    def touch_after_a_deadlock(conn, sp):
+    def record_after_a_deadlock(conn, *args, **kwargs):
         attempts.append(1)
         if len(attempts) == 1:
-            # Another transaction takes the space's row, writes enough to be the one
-            # InnoDB keeps, then waits for the conversation row this turn holds.
+            # Another transaction locks the end of the usage table (where the turn's
+            # usage row goes), writes enough to be the one InnoDB keeps, then waits
+            # for the conversation row this turn holds.
             other = engine.connect()
             other.begin()
-            other.execute(text("UPDATE rtac_spaces SET last_seen_at = NOW() WHERE id = :id"), {"id": sp.id})
+            other.execute(text("SELECT id FROM rtac_usage WHERE id > (SELECT COALESCE(MAX(id), 0) FROM rtac_usage)"
+                               " FOR UPDATE"))
             for i in range(30):
                 other.execute(insert(t.nonces).values(site_id=site.id, nonce=f"weight-{i:04d}-{conversation_id}",
                                                       seen_at=func.now()))
@@ -174,9 +176,9 @@ def test_a_turn_that_loses_a_deadlock_after_the_model_answered_is_stored_once(en
 
             threading.Thread(target=wait_for_the_conversation).start()
             time.sleep(0.5)
-        real_touch(conn, sp)  # the first time: waits for the other, which waits for this one
+        real_record(conn, *args, **kwargs)  # the first time: waits for the other, which waits for this one
 
-    monkeypatch.setattr(turn_module, "touch", touch_after_a_deadlock)
+    monkeypatch.setattr(usage_module, "record", record_after_a_deadlock)
     r = client.post("/v1/chat", chat_payload("Second question", visitor="deadlocked-turn",
                                              conversation_id=conversation_id))
     assert other_done.wait(30)
