@@ -118,24 +118,34 @@ class StatsCache:
 
     def frequencies(self, conn: Connection, site_id: str, version: int, terms: Iterable[str]) -> dict[str, int]:
         """document_frequencies, reading only the terms this version has not been asked for."""
+        known, missing = self.cached(site_id, version, terms)
+        if missing:
+            known.update(self.learn(site_id, version, missing, document_frequencies(conn, site_id, missing)))
+        return {term: n for term, n in known.items() if n}
+
+    def cached(self, site_id: str, version: int, terms: Iterable[str]) -> tuple[dict[str, int], list[str]]:
+        """(the frequencies held for `terms` at this version, 0 for a term no chunk has;
+        the terms not held, to be read and given to learn())."""
         entry = self._entry(site_id, version)
         wanted = {term for term in terms if len(term) <= MAX_TERM}
         with self._lock:
             known = {term: entry.dfs[term] for term in wanted if term in entry.dfs}
-        missing = [term for term in wanted if term not in known]
-        if missing:
-            found = document_frequencies(conn, site_id, missing)
-            known.update({term: found.get(term, 0) for term in missing})
-            with self._lock:
-                if self._terms + len(missing) > self.max_terms:
-                    for other in self._items.values():
-                        other.dfs.clear()
-                    self._terms = 0
-                if self._items.get(site_id) is entry:  # not replaced by a newer version meanwhile
-                    fresh = {term: known[term] for term in missing if term not in entry.dfs}
-                    entry.dfs.update(fresh)
-                    self._terms += len(fresh)
-        return {term: n for term, n in known.items() if n}
+        return known, sorted(wanted - known.keys())
+
+    def learn(self, site_id: str, version: int, missing: list[str], found: Mapping[str, int]) -> dict[str, int]:
+        """Hold what was read for `missing` (a term not found: no chunk has it); returns it."""
+        fresh = {term: int(found.get(term, 0)) for term in missing}
+        entry = self._entry(site_id, version)
+        with self._lock:
+            if self._terms + len(fresh) > self.max_terms:
+                for other in self._items.values():
+                    other.dfs.clear()
+                self._terms = 0
+            if self._items.get(site_id) is entry:  # not replaced by a newer version meanwhile
+                new = {term: n for term, n in fresh.items() if term not in entry.dfs}
+                entry.dfs.update(new)
+                self._terms += len(new)
+        return fresh
 
     @property
     def terms_held(self) -> int:

@@ -74,13 +74,15 @@ _WINNERS = (select(_C.id, _C.content, _C.lang, _D.title, _D.url)
 
 
 @lru_cache(maxsize=None)
-def _site_statement(table: str):
+def _site_statement(table: str, with_terms: bool):
     """The ranking statement in a site's table, with the candidates' text joined back by
     id in the same round trip: the ranking sorts ids and scores only, in a derived
-    table, and the text is read for the 40 rows it keeps (rows it has just read)."""
+    table, and the text is read for the 40 rows it keeps (rows it has just read).
+    `with_terms`: the document frequencies of the terms not held yet come back in the
+    same round trip too, as rows of their own (no chunk id)."""
     # `table` is fulltext.table_name()'s: "rtac_ft_" and digits, never a site id.
-    return text(
-        f"SELECT f.chunk_id AS id, f.search_text FROM ("
+    ranked = (
+        f"SELECT f.chunk_id AS id, f.search_text, NULL AS term, NULL AS df FROM ("
         f"SELECT r.chunk_id, MATCH(r.search_text) AGAINST(:q IN NATURAL LANGUAGE MODE) AS score"
         f" FROM {table} r"
         " WHERE r.site_id = :site AND r.lang = :lang"
@@ -88,23 +90,32 @@ def _site_statement(table: str):
         " ORDER BY score DESC, r.chunk_id LIMIT :k"
         f") ranked JOIN {table} f ON f.chunk_id = ranked.chunk_id"
     )
+    if not with_terms:
+        return text(ranked)
+    return text(ranked + " UNION ALL SELECT NULL, NULL, x.term, x.df FROM rtac_terms x"
+                " WHERE x.site_id = :site AND x.term IN :terms").bindparams(bindparam("terms", expanding=True))
 
 
-def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict) -> list[tuple[int, str]]:
-    """(chunk id, search text) of the best FULLTEXT matches, unordered."""
+def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict,
+                missing: list[str]) -> tuple[list[tuple[int, str]], dict[str, int]]:
+    """(chunk id, search text) of the best FULLTEXT matches, unordered; and the document
+    frequencies of the `missing` terms that some chunk has."""
     if where.table is not None:
         try:
-            rows = conn.execute(_site_statement(where.table), params).all()
+            rows = conn.execute(_site_statement(where.table, bool(missing)),
+                                {**params, "terms": missing} if missing else params).all()
         except DBAPIError as exc:
             # Its table gone (dropped by hand): the shared index holds the same text.
             if not fulltext.is_missing_table(exc):
                 raise
         else:
-            return [(r.id, r.search_text) for r in rows]
-    ids = [r.id for r in conn.execute(_SHARED_RANK, params)]
+            return ([(r.id, r.search_text) for r in rows if r.id is not None],
+                    {r.term: int(r.df) for r in rows if r.id is None})
+    dfs = lexicon.document_frequencies(conn, params["site"], missing) if missing else {}
+    ids = [r.id for r in conn.execute(_SHARED_RANK, params)] if params["q"] else []
     if not ids:
-        return []
-    return [(r.id, r.search_text) for r in conn.execute(_SHARED_TEXT, {"site": params["site"], "ids": ids})]
+        return [], dfs
+    return [(r.id, r.search_text) for r in conn.execute(_SHARED_TEXT, {"site": params["site"], "ids": ids})], dfs
 
 
 @dataclass(frozen=True)
@@ -211,9 +222,12 @@ class Retriever:
         if not weights:
             return []
         stats = self.stats.get(conn, site_id, where.version)
-        dfs = self.stats.frequencies(conn, site_id, where.version, weights)
-        found = _candidates(conn, where, {"q": " ".join(self._asked(weights, dfs, stats)), "site": site_id,
-                                          "lang": lang, "k": self.settings.candidates})
+        # Terms already held can be left out of the MATCH when common (_asked); the rest
+        # are asked, and their frequencies come back with the candidates.
+        dfs, missing = self.stats.cached(site_id, where.version, weights)
+        found, read = _candidates(conn, where, {"q": " ".join(self._asked(weights, dfs, stats)), "site": site_id,
+                                                "lang": lang, "k": self.settings.candidates}, missing)
+        dfs.update(self.stats.learn(site_id, where.version, missing, read))
         if not found:
             return []
         scored = lexicon.bm25_scores(weights, found, dfs, stats)
@@ -224,7 +238,8 @@ class Retriever:
         """The terms FULLTEXT is asked for. MATCH scores every posting of every term, so a
         term in a large share of the site's chunks costs the most and picks the fewest
         candidates; BM25 still scores it over the candidates the rarer terms find. When
-        every term is that common, the rarest ones are asked."""
+        every term is that common, the rarest ones are asked. `dfs`: the frequencies held
+        (a term not held yet is asked: it is read in the same statement)."""
         share = self.settings.common_share
         if share is None:
             return list(weights)
