@@ -318,8 +318,8 @@ def _main_sections(w, run: dict, d: dict) -> None:
     w(f"Database round trips per turn: **{db_trips:.1f}**, {db_ms:.2f} ms of the {req_ms:.2f} ms "
       f"({db_ms / req_ms:.0%}; client-side wait for MariaDB over TCP, measured in PyMySQL). "
       "`SELECT FULLTEXT ranking + search text` is the lexical half's ranking statement (the candidates, "
-      "their search text joined back for BM25), `SELECT rtac_terms` the document frequencies of terms not "
-      "cached yet, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
+      "their search text joined back for BM25, and the document frequencies of the terms not cached yet), "
+      "`SELECT rtac_conversations` the conversation with its history, `SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
       "statistics), the SELECT joining rtac_chunks and rtac_documents the fetch of the winners by id:")
     w("")
     _table(w, ["statement", "per turn", "mean ms", "ms / turn"],
@@ -367,11 +367,12 @@ def _main_sections(w, run: dict, d: dict) -> None:
     w("")
     w("A retrieve reads the site's `content_version` (one statement), then per language searched ranks the "
       "FULLTEXT candidates and reads their search text back by id for BM25 in one statement (the ranking sorts "
-      "ids and scores only, in a derived table), reads the document frequencies (`rtac_terms`) of the query's "
-      "terms this process has not read at this `content_version` (cached per site and version: a second "
-      "statement only for terms not asked before), then fetches the winners: three statements when the "
-      "visitor's language yields all 40 candidates and every term is known, four with a new term; the default "
-      "language's search runs when the visitor's yields fewer. *needed fallback* counts the questions whose "
+      "ids and scores only, in a derived table), in which the document frequencies (`rtac_terms`) of the "
+      "query's terms this process has not read at this `content_version` come back too (cached per site and "
+      "version; a term already known to be in more than 5% of a site's chunks, and more than 100, is left out "
+      "of the MATCH and still scored by BM25), then fetches the winners: three statements when the "
+      "visitor's language yields all 40 candidates; the default language's search runs when the visitor's "
+      "yields fewer. *needed fallback* counts the questions whose "
       "visitor-language search returned fewer than 8 chunks. The site's chunk count and mean length are read "
       "once per `content_version` (cached).")
     shared = [(label, x) for label, x in dbs.items() if x.get("shared")]
