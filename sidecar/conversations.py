@@ -60,6 +60,8 @@ def _aad(space: Space, conversation_id: str, seq: int) -> str:
 # The statements of every turn are built once: constructing one costs about as much
 # as its round trip to a local server.
 _C = t.conversations.c
+_FIND = select(_C.id).where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"),
+                            _C.space_id == bindparam("space"))
 _INSERT_CONVERSATION = insert(t.conversations)
 _INSERT_TURN = insert(t.turns)
 # The highest seq stored for the conversation, read by the statement that takes the
@@ -72,13 +74,10 @@ _STORED_SEQ = (select(func.coalesce(func.max(t.turns.c.seq), 0))
 
 @lru_cache(maxsize=None)
 def _last_turns_statement(limit: int):
-    """The conversation, when it is the space's, with its last `limit` turns since a
-    time: one row with no turn when it has none."""
     tc = t.turns.c
-    turns = t.conversations.outerjoin(t.turns, (tc.conversation_id == _C.id) & (tc.site_id == _C.site_id)
-                                      & (tc.space_id == _C.space_id) & (tc.created_at >= bindparam("since")))
-    return (select(_C.id, tc.seq, tc.content_enc).select_from(turns)
-            .where(_C.id == bindparam("conv"), _C.site_id == bindparam("site"), _C.space_id == bindparam("space"))
+    return (select(tc.seq, tc.content_enc)
+            .where(tc.conversation_id == bindparam("conv"), tc.site_id == bindparam("site"),
+                   tc.space_id == bindparam("space"), tc.created_at >= bindparam("since"))
             .order_by(tc.seq.desc()).limit(limit))
 
 
@@ -141,11 +140,16 @@ def history_turns(conn: Connection, space: Space, conversation_id: str, limit: i
 def resume(conn: Connection, space: Space, conversation_id: str | None, limit: int,
            retention_days: int) -> tuple[str | None, list[PastTurn]]:
     """The conversation's id when it belongs to this space (anything else starts a new
-    conversation: None), with history_turns(), in one statement."""
+    conversation: None), with history_turns(). A turn of the space's within retention
+    says the conversation is there, so a continuing conversation costs one statement;
+    only one without such a turn is looked up by its id."""
     if not is_conversation_id(conversation_id or ""):
         return None, []
     rows = _last_turns(conn, space, conversation_id, limit, retention_days)
-    return (conversation_id, _opened(space, conversation_id, rows)) if rows else (None, [])
+    if rows:
+        return conversation_id, _opened(space, conversation_id, rows)
+    found = conn.execute(_FIND, {"conv": conversation_id, "site": space.site_id, "space": space.id}).first()
+    return (conversation_id if found else None), []
 
 
 def _last_turns(conn: Connection, space: Space, conversation_id: str, limit: int, retention_days: int) -> list:
@@ -157,8 +161,6 @@ def _last_turns(conn: Connection, space: Space, conversation_id: str, limit: int
 def _opened(space: Space, conversation_id: str, rows) -> list[PastTurn]:
     turns = []
     for r in reversed(rows):
-        if r.seq is None:  # the conversation, without a turn since the cut
-            continue
         data = json.loads(space.open(r.content_enc, _aad(space, conversation_id, r.seq)))
         query = QueryVector.load(data["query"]) if data.get("query") else None
         turns.append(PastTurn(data["message"], data["reply"], query))
