@@ -387,7 +387,7 @@ def _statement_kind(sql) -> str:
     verb = head.split(" ", 1)[0] if head else "?"
     if "MATCH(" in sql:
         return "SELECT FULLTEXT ranking + search text"
-    if "rtac_chunks.search_text" in sql and "MATCH(" not in sql:
+    if "rtac_chunks.search_text" in sql:
         return "SELECT rtac_chunks search text (BM25, shared index)"
     if "FROM rtac_chunks" in sql and "JOIN rtac_documents" in sql:
         return "SELECT rtac_chunks + rtac_documents (fetch)"

@@ -112,7 +112,7 @@ def _candidates(conn: Connection, where: fulltext.SiteIndex, params: dict,
             return ([(r.id, r.search_text) for r in rows if r.id is not None],
                     {r.term: int(r.df) for r in rows if r.id is None})
     dfs = lexicon.document_frequencies(conn, params["site"], missing) if missing else {}
-    ids = [r.id for r in conn.execute(_SHARED_RANK, params)] if params["q"] else []
+    ids = [r.id for r in conn.execute(_SHARED_RANK, params)]
     if not ids:
         return [], dfs
     return [(r.id, r.search_text) for r in conn.execute(_SHARED_TEXT, {"site": params["site"], "ids": ids})], dfs
