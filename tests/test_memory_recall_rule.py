@@ -121,6 +121,18 @@ def test_a_correction_counts_a_word_that_half_the_candidates_share():
                   bounds=Bounds(0.12, strict_margin=0.05, near=0.18, near_margin=0.03)).refs == {}
 
 
+def test_a_correction_shows_every_memory_of_the_thing_it_names():
+    # "Barsik is gone, delete everything about him": three memories of one cat, the
+    # furthest 0.055 behind the nearest (ru held-out split); what is not named stays out.
+    cat = [mem(0, "Has a cat called Barsik, 11 years old.", 0.151), mem(1, "Barsik has kidney disease.", 0.119),
+           mem(2, "Barsik eats a renal diet food.", 0.174), mem(3, "Has a dog called Rex.", 0.150),
+           mem(4, "Pays by card.", 0.184), mem(5, "Lives in Yekaterinburg.", 0.162)]
+    shown = shown_for("Barsik died in January, please delete everything about Barsik", cat)
+    assert set(contents(shown)) == {"Has a cat called Barsik, 11 years old.", "Barsik has kidney disease.",
+                                    "Barsik eats a renal diet food."}
+    assert len(choose(list(shown.refs), shown, **S.forget_bounds())) == 3
+
+
 def test_a_memory_shown_for_a_shared_word_can_be_forgotten_and_no_other():
     memories = [mem(0, "Owns a sailing boat.", 0.150), mem(1, "Has a dog called Muki.", 0.145)]
     told = shown_for("We sold the boat, forget it", memories)
