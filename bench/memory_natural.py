@@ -237,6 +237,15 @@ TARGETS = ("Targets (held-out and fresh splits): forget requests delete the memo
            "replaced ≥ 0.90; recall: precision ≥ 0.95 with recall ≥ 0.85.")
 
 
+def _per_language(split: str) -> str:
+    """What a split holds per language, from the file itself: "36 dedup and 24 forget items"."""
+    counts: dict[str, int] = defaultdict(int)
+    for it in load():
+        if it["split"] == split:
+            counts[it["type"]] += 1
+    return " and ".join(f"{n // len(LANGS)} {kind}" for kind, n in sorted(counts.items())) + " items per language"
+
+
 def markdown(result: dict) -> str:
     settings = MemorySettings()
     head = [HEADING, "",
@@ -246,7 +255,7 @@ def markdown(result: dict) -> str:
             "choices took into account (dedup does not merge on shared words alone; a correction's margin of "
             f"{settings.correction_margin}, from its Russian forget misses), so it is not blind; and a fresh split, "
             "written after those "
-            "choices (36 dedup pairs and 24 forget items per language), the blind one, scored once and never "
+            f"choices ({_per_language('fresh')}), the blind one, scored once and never "
             "tuned on. Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
