@@ -134,15 +134,22 @@ class SiteIndex:
     table: str | None
 
 
-_LOCATE = select(t.sites.c.content_version, t.sites.c.ft_shard, t.sites.c.ft_ready).where(
+# The columns of a site's row a SiteIndex is made of: a turn reads them with its space
+# (spaces.resolve_space_with), anything else with locate().
+LOCATE_COLUMNS = ("content_version", "ft_shard", "ft_ready")
+_LOCATE = select(*(t.sites.c[name] for name in LOCATE_COLUMNS)).where(
     t.sites.c.id == bindparam("site"))  # built once: every retrieve reads it
 
 
-def locate(conn: Connection, site_id: str) -> SiteIndex:
-    row = conn.execute(_LOCATE, {"site": site_id}).first()
-    if row is None:
+def site_index(row) -> SiteIndex:
+    """The SiteIndex of a row holding LOCATE_COLUMNS (None, or all NULL: no such site)."""
+    if row is None or row.ft_shard is None:
         return SiteIndex(0, None)
     return SiteIndex(int(row.content_version or 0), table_name(int(row.ft_shard)) if row.ft_ready else None)
+
+
+def locate(conn: Connection, site_id: str) -> SiteIndex:
+    return site_index(conn.execute(_LOCATE, {"site": site_id}).first())
 
 
 # --- creating and dropping tables ---------------------------------------------------------

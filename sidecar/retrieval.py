@@ -173,10 +173,12 @@ class Retriever:
         self.stats = lexicon.StatsCache()
 
     def retrieve(self, conn: Connection, site_id: str, default_lang: str, query: Query, k: int = TOP_K,
-                 mode: str = "hybrid") -> list[Chunk]:
+                 mode: str = "hybrid", where: fulltext.SiteIndex | None = None) -> list[Chunk]:
+        """The top `k`, best first. `where`: the site's SiteIndex when already read in
+        this transaction (a turn reads it with the space)."""
         if k <= 0 or mode not in MODES:
             return []
-        where = fulltext.locate(conn, site_id)
+        where = where or fulltext.locate(conn, site_id)
         matrix, v = self._matrix(conn, site_id, query, where.version) if mode != "lexical" else (None, None)
         # The product over the site's matrix runs while the lexical half waits on the
         # database (numpy and the socket both release the GIL): a turn waits for the

@@ -81,6 +81,24 @@ def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
     return conn.execute(_SPACE_ROW[lock], {"site": site.id, "ih": ih}).first()
 
 
+_WITH_SITE: dict[tuple[str, ...], object] = {}
+
+
+def _space_and_site_statement(site_columns: tuple[str, ...]):
+    """The space's row and some of its site's, in one statement: the site's row left
+    joined to the space, so a visitor with no space yet still gets the site's."""
+    found = _WITH_SITE.get(site_columns)
+    if found is None:
+        s, sites = t.spaces.c, t.sites.c
+        stale = s.last_seen_at < func.now() - literal_column(f"INTERVAL {_REFRESH_SEEN_AFTER_SECONDS} SECOND")
+        joined = t.sites.outerjoin(t.spaces, (s.site_id == sites.id) & (s.identity_hash == bindparam("ih")))
+        found = _WITH_SITE[site_columns] = (
+            select(*(sites[name] for name in site_columns), s.id, s.wrapped_key, s.key_id, s.memory_version,
+                   stale.label("stale"))
+            .select_from(joined).where(sites.id == bindparam("site")))
+    return found
+
+
 def _open(keyring: Keyring, site: Site, ih: bytes, row) -> Space:
     return Space(row.id, site.id, keyring.unwrap(row.wrapped_key, space_key_aad(site.id, ih), row.key_id),
                  row.memory_version)
@@ -100,7 +118,21 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
     cluster (a certification failure at COMMIT) or a deadlock lost here is decided by
     running the whole transaction again."""
     ih = _identity_hash(site, identity)
-    row = _space_row(conn, site, ih)
+    return _resolve(conn, keyring, site, ih, _space_row(conn, site, ih))
+
+
+def resolve_space_with(conn: Connection, keyring: Keyring, site: Site, identity: str,
+                       site_columns: tuple[str, ...]) -> tuple[Space, object]:
+    """resolve_space, with `site_columns` of the site's row read in the same statement
+    (a turn's first read: one round trip fewer). The row holds them (None each when
+    the site's row has gone)."""
+    ih = _identity_hash(site, identity)
+    first = conn.execute(_space_and_site_statement(site_columns), {"site": site.id, "ih": ih}).first()
+    row = first if first is not None and first.id is not None else None
+    return _resolve(conn, keyring, site, ih, row), first
+
+
+def _resolve(conn: Connection, keyring: Keyring, site: Site, ih: bytes, row) -> Space:
     if row is not None and not row.stale:
         return _open(keyring, site, ih, row)
     # Locking reads from here: they see rows committed since this transaction began

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from . import spending, unanswered, usage
+from . import fulltext, spending, unanswered, usage
 from .budget import Packed, pack
 from .conversations import QueryVector, append_turn, grounding_class, new_conversation_id, resume
 from .db import retrying
@@ -30,7 +30,7 @@ from .reply import REPLY_SCHEMA, Reply, clean_text, parse_reply
 from .retrieval import Query
 from .services import Services
 from .sites import Site
-from .spaces import Space, identity_of, resolve_space
+from .spaces import Space, identity_of, resolve_space_with
 from .validation import ChatInput
 
 log = logging.getLogger("rtac.turn")
@@ -77,9 +77,12 @@ class _Read:
 def _read(svc: Services, site: Site, inp: ChatInput, embedding: QueryEmbedding) -> _Read:
     cfg = svc.config
     with svc.engine.begin() as conn:
-        space = resolve_space(conn, svc.keyring, site, identity_of(inp.visitor.id, inp.visitor.wp_user_id))
+        # The site's search position (its content version and FULLTEXT table) comes with the space.
+        identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
+        space, site_row = resolve_space_with(conn, svc.keyring, site, identity, fulltext.LOCATE_COLUMNS)
         conversation_id, past = resume(conn, space, inp.conversation_id, cfg.history_turns, cfg.retention_days)
-        chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past))
+        chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past),
+                                        where=fulltext.site_index(site_row))
         recalled = svc.turn_memory.recall(conn, space, inp.message, embedding, inp.lang)
         return _Read(space, conversation_id, past, chunks, recalled, spending.over_budget(conn, site, cfg))
 

@@ -1,0 +1,49 @@
+"""What a turn reads, on a real MariaDB: the site's search position (content version,
+FULLTEXT table) comes with the customer's space, for a new visitor as for a known one."""
+from __future__ import annotations
+
+from sqlalchemy import event
+
+from sidecar import fulltext
+from sidecar.spaces import find_space, resolve_space_with
+from tests.conftest import chat_payload
+
+
+def _put_page(client, source_id: str, title: str, content: str) -> None:
+    r = client.put("/v1/documents", {"documents": [
+        {"source": "page", "source_id": source_id, "lang": "en", "title": title, "url": "", "content": content}]})
+    assert r.status_code == 200
+
+
+def test_the_space_read_carries_the_sites_search_position(engine, keyring, site, client):
+    with engine.begin() as conn:  # a visitor with no space yet: the site's row still comes
+        space, row = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
+        assert fulltext.site_index(row) == fulltext.locate(conn, site.id)
+        assert fulltext.site_index(row).table is not None  # the site's own FULLTEXT table
+    _put_page(client, "p1", "Opening hours", "We are open from nine to five.")
+    with engine.begin() as conn:  # a known visitor, after the site's content moved on
+        again, row = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
+        assert again.id == space.id
+        assert find_space(conn, keyring, site, "v:new-visitor").id == space.id
+        assert fulltext.site_index(row) == fulltext.locate(conn, site.id)
+        assert fulltext.site_index(row).version > 0
+
+
+def test_a_turn_reads_the_sites_row_only_with_the_space(services, site, client):
+    _put_page(client, "p1", "Bike storage", "Winter storage for bicycles costs 30 euros a season.")
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, params, context, executemany):
+        statements.append(" ".join(statement.split()))
+
+    event.listen(services.engine, "before_cursor_execute", seen)
+    try:
+        for visitor in ("first-visit", "first-visit"):  # a new visitor, then the same one again
+            r = client.post("/v1/chat", chat_payload("Where can I store my bike in winter?", visitor=visitor))
+            assert r.status_code == 200
+            assert [s["title"] for s in r.get_json()["sources"]] == ["Bike storage"]
+    finally:
+        event.remove(services.engine, "before_cursor_execute", seen)
+    reads_of_sites = [s for s in statements if "FROM rtac_sites" in s]
+    assert len(reads_of_sites) == 2, reads_of_sites
+    assert all("LEFT OUTER JOIN rtac_spaces" in s for s in reads_of_sites)
