@@ -96,17 +96,25 @@ def create_engine(database_url: str, *, waits: Waits | None = None, **overrides)
 
 
 class TrackedConnection(pymysql.connections.Connection):
-    """A PyMySQL connection that knows when nothing was sent since its last COMMIT or
-    ROLLBACK, and then answers ROLLBACK without a round trip. The pool rolls every
-    connection back when it is returned; after a committed transaction (every turn's
-    three) that ROLLBACK only costs the trip: with autocommit off, the server begins a
-    transaction at the next statement, so none is open until one is sent."""
+    """A PyMySQL connection that spares two round trips the pool makes around every
+    transaction (a turn has three):
+    - ROLLBACK on return, when nothing was sent since the last COMMIT or ROLLBACK:
+      with autocommit off the server begins a transaction at the next statement, so
+      after a COMMIT none is open.
+    - The ping on checkout, when the server answered on this connection in the last
+      PING_AFTER seconds. A connection that died in that moment (a server restart, a
+      cluster node lost) fails at its first statement instead, and `retrying` runs
+      that transaction again on a new connection."""
 
+    PING_AFTER = 1.0
     _settled = False
+    _answered_at = float("-inf")
 
     def query(self, sql, unbuffered=False):
         self._settled = False
-        return super().query(sql, unbuffered)
+        result = super().query(sql, unbuffered)
+        self._answered_at = time.monotonic()
+        return result
 
     def begin(self):
         self._settled = False
@@ -116,12 +124,20 @@ class TrackedConnection(pymysql.connections.Connection):
         self._settled = False  # a COMMIT that fails leaves the transaction to a real ROLLBACK
         super().commit()
         self._settled = True
+        self._answered_at = time.monotonic()
 
     def rollback(self):
         if self._settled:
             return
         super().rollback()
         self._settled = True
+        self._answered_at = time.monotonic()
+
+    def ping(self, reconnect=False):
+        if self._sock is not None and time.monotonic() - self._answered_at < self.PING_AFTER:
+            return
+        super().ping(reconnect)
+        self._answered_at = time.monotonic()
 
 
 def _tracked_connect(dialect, connection_record, cargs, cparams):
@@ -179,27 +195,39 @@ def is_conflict(exc: BaseException) -> bool:
     return isinstance(exc, TransactionConflict) or mysql_errno(exc) in _CONFLICTS
 
 
+def lost_before_commit(exc: BaseException) -> bool:
+    """The connection was lost (and the pool has dropped it) while a statement ran,
+    not during a COMMIT: the server rolls back what the transaction did, so running
+    it again whole on a new connection is safe. A COMMIT whose connection was lost
+    may have been applied, and is never run again."""
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated and exc.statement not in (None, "COMMIT")
+
+
 def is_duplicate(exc: BaseException) -> bool:
     return mysql_errno(exc) == DUPLICATE_KEY
 
 
 def retrying(fn: Callable[..., T]) -> Callable[..., T]:
     """`fn` run again whole, after a short random pause, when its transaction loses to
-    a concurrent one (is_conflict; a lock wait timeout once), up to ATTEMPTS times.
+    a concurrent one (is_conflict; a lock wait timeout once) or its connection is lost
+    before the COMMIT (once: lost_before_commit), up to ATTEMPTS times.
     Only for a function whose database work is its own transactions, with nothing
     before them that must not happen twice: each attempt starts from the function's
     arguments, and a failed attempt's transaction is rolled back whole."""
 
     @functools.wraps(fn)
     def run(*args, **kwargs) -> T:
-        timeouts = 0
+        timeouts = losses = 0
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
                 errno = mysql_errno(exc)
                 timeouts += errno == LOCK_WAIT_TIMEOUT
-                if attempt == ATTEMPTS or not (is_conflict(exc) or (errno == LOCK_WAIT_TIMEOUT and timeouts == 1)):
+                lost = lost_before_commit(exc)
+                losses += lost
+                if attempt == ATTEMPTS or not (is_conflict(exc) or (errno == LOCK_WAIT_TIMEOUT and timeouts == 1)
+                                               or (lost and losses == 1)):
                     raise
                 log.warning("transaction conflict in %s (%s), running it again (attempt %d of %d)",
                             fn.__qualname__, errno or type(exc).__name__, attempt + 1, ATTEMPTS)
