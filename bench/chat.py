@@ -336,6 +336,7 @@ VECTOR_PARTS = ("    vector half: query vector + cached matrix (Retriever._matri
 FUSION_PARTS = ("    fusion: the lexical candidates' cosines (SiteMatrix.cosines)",
                 "    fusion (Retriever.fuse)")
 QUERY_EMBEDDING = "  query embedding (bench vectors, no model)"
+SPACE = "  the space (+ unwrap key) with the site's content_version and FULLTEXT table (one SELECT)"
 
 _STAGES = [
     # (module, attribute, label); the label's order is the report's order; two more
@@ -347,10 +348,9 @@ _STAGES = [
     (sidecar.api.chat, "parse_chat", "validation (parse_chat)"),
     (sidecar.api.chat, "chat_turn", "chat_turn (all of it)"),
     ("sidecar.query_embedding.QueryEmbedding", "get", QUERY_EMBEDDING),
-    (sidecar.turn, "resolve_space", "  resolve_space (+ unwrap key)"),
+    (sidecar.turn, "resolve_space_with", SPACE),
     (sidecar.turn, "resume", "  resume: the conversation and its history (SELECT + decrypt)"),
     (Retriever, "retrieve", RETRIEVE),
-    (sidecar.fulltext, "locate", "    locate: content_version, FULLTEXT table (SELECT rtac_sites)"),
     (Retriever, "lexical", LEXICAL),
     (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
     (sidecar.lexicon.StatsCache, "get", "      site statistics (cached per content_version)"),
@@ -376,8 +376,8 @@ _STAGES = [
     ("sidecar.memory.service.Memory", "notify", "  memory: notify worker"),
     (Services, "maybe_maintain", "  maybe_maintain"),
 ]
-_TX = ["  read transaction: open (pool checkout + ping)", "  read transaction: COMMIT + check-in",
-       "  write transaction: open (pool checkout + ping)", "  write transaction: COMMIT + check-in"]
+_TX = ["  read transaction: open (pool checkout, a ping when idle)", "  read transaction: COMMIT + check-in",
+       "  write transaction: open (pool checkout, a ping when idle)", "  write transaction: COMMIT + check-in"]
 
 
 def _statement_kind(sql) -> str:
@@ -490,7 +490,7 @@ class Breakdown:
     def stage_rows(self) -> list[tuple[str, float, float]]:
         """(label, ms per turn, calls per turn), in the order a turn runs."""
         order = list(dict.fromkeys(label for _, _, label in _STAGES))
-        idx = order.index("  resolve_space (+ unwrap key)")
+        idx = order.index(SPACE)
         order[idx:idx] = [_TX[0]]
         idx = order.index("  budget pack")
         order[idx:idx] = [_TX[1]]

@@ -320,8 +320,9 @@ def _main_sections(w, run: dict, d: dict) -> None:
       "`SELECT FULLTEXT ranking + search text` is the lexical half's ranking statement (the candidates, "
       "their search text joined back for BM25, and the document frequencies of the terms not cached yet), "
       "`SELECT rtac_turns` the conversation's history (a turn of the space's says the conversation is there), "
-      "`SELECT rtac_sites` the site's `content_version` (which keys the cached matrix and "
-      "statistics), the SELECT joining rtac_chunks and rtac_documents the fetch of the winners by id:")
+      "`SELECT rtac_sites` the site's row joined to the customer's space (the site's `content_version`, "
+      "which keys the cached matrix and statistics, and its FULLTEXT table), "
+      "the SELECT joining rtac_chunks and rtac_documents the fetch of the winners by id:")
     w("")
     _table(w, ["statement", "per turn", "mean ms", "ms / turn"],
            ([kind, f"{per:.2f}", f"{mean:.3f}", f"{ms:.2f}"] for kind, per, mean, ms in db_rows))
