@@ -11,6 +11,7 @@ retention period: every new visitor creates one.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -63,11 +64,15 @@ def space_key_aad(site_id: str, identity_hash: bytes) -> str:
 _REFRESH_SEEN_AFTER_SECONDS = 3600
 
 
-def _space_statement(lock: bool):
+def _space_columns() -> tuple:
     s = t.spaces.c
     stale = s.last_seen_at < func.now() - literal_column(f"INTERVAL {_REFRESH_SEEN_AFTER_SECONDS} SECOND")
-    q = (select(s.id, s.wrapped_key, s.key_id, s.memory_version, stale.label("stale"))
-         .where(s.site_id == bindparam("site"), s.identity_hash == bindparam("ih")))
+    return s.id, s.wrapped_key, s.key_id, s.memory_version, stale.label("stale")
+
+
+def _space_statement(lock: bool):
+    s = t.spaces.c
+    q = select(*_space_columns()).where(s.site_id == bindparam("site"), s.identity_hash == bindparam("ih"))
     return q.with_for_update() if lock else q
 
 
@@ -81,22 +86,14 @@ def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
     return conn.execute(_SPACE_ROW[lock], {"site": site.id, "ih": ih}).first()
 
 
-_WITH_SITE: dict[tuple[str, ...], object] = {}
-
-
+@functools.cache  # built once per set of columns, as the statements above
 def _space_and_site_statement(site_columns: tuple[str, ...]):
     """The space's row and some of its site's, in one statement: the site's row left
     joined to the space, so a visitor with no space yet still gets the site's."""
-    found = _WITH_SITE.get(site_columns)
-    if found is None:
-        s, sites = t.spaces.c, t.sites.c
-        stale = s.last_seen_at < func.now() - literal_column(f"INTERVAL {_REFRESH_SEEN_AFTER_SECONDS} SECOND")
-        joined = t.sites.outerjoin(t.spaces, (s.site_id == sites.id) & (s.identity_hash == bindparam("ih")))
-        found = _WITH_SITE[site_columns] = (
-            select(*(sites[name] for name in site_columns), s.id, s.wrapped_key, s.key_id, s.memory_version,
-                   stale.label("stale"))
+    s, sites = t.spaces.c, t.sites.c
+    joined = t.sites.outerjoin(t.spaces, (s.site_id == sites.id) & (s.identity_hash == bindparam("ih")))
+    return (select(*(sites[name] for name in site_columns), *_space_columns())
             .select_from(joined).where(sites.id == bindparam("site")))
-    return found
 
 
 def _open(keyring: Keyring, site: Site, ih: bytes, row) -> Space:
