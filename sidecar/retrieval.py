@@ -150,6 +150,7 @@ class RetrievalSettings:
     previous_terms: float = 0.4  # weight of the previous message's terms in BM25
     previous_vector: float = 0.5  # weight of its embedding in the query vector
     common_share: float | None = 0.05  # terms in more of the site's chunks are not asked of FULLTEXT
+    previous_share: float = 0.01  # ... the same for the previous message's own terms
     common_floor: int = 100  # ... and only past this many chunks
 
 
@@ -239,14 +240,20 @@ class Retriever:
     def _asked(self, weights: dict[str, float], dfs: dict[str, int], stats: lexicon.SiteStats) -> list[str]:
         """The terms FULLTEXT is asked for. MATCH scores every posting of every term, so a
         term in a large share of the site's chunks costs the most and picks the fewest
-        candidates; BM25 still scores it over the candidates the rarer terms find. When
-        every term is that common, the rarest ones are asked. `dfs`: the frequencies held
-        (a term not held yet is asked: it is read in the same statement)."""
-        share = self.settings.common_share
-        if share is None:
+        candidates; BM25 still scores it over the candidates the rarer terms find. The
+        previous message's own terms (weighted below 1) are context: they are asked only
+        when rarer still, since a context word common enough to be on one page in a
+        hundred picks pages about the context, not about the question, and costs the
+        MATCH about a third of its time in a conversation. When every term is left out,
+        the rarest ones are asked. `dfs`: the frequencies held (a term not held yet is
+        asked: it is read in the same statement)."""
+        s = self.settings
+        if s.common_share is None:
             return list(weights)
-        cut = max(self.settings.common_floor, share * stats.chunks)
-        asked = [term for term in weights if dfs.get(term, 0) <= cut]
+        cut = max(s.common_floor, s.common_share * stats.chunks)
+        context_cut = max(s.common_floor, min(s.common_share, s.previous_share) * stats.chunks)
+        asked = [term for term, weight in weights.items()
+                 if dfs.get(term, 0) <= (cut if weight >= 1.0 else context_cut)]
         return asked or sorted(weights, key=lambda term: (dfs.get(term, 0), term))[:2]
 
     # --- the half by meaning -------------------------------------------------------

@@ -11,7 +11,7 @@ from sidecar import documents, lexicon, tables
 from sidecar.documents import DocumentInput
 from sidecar.embedders.base import EmbeddingError
 from sidecar.embedding_queue import EmbeddingQueue, pending, reembed_chunks
-from sidecar.retrieval import Query, Retriever, search
+from sidecar.retrieval import Query, RetrievalSettings, Retriever, search
 from sidecar.searchtext import VERSION as SEARCH_VERSION
 from sidecar.sites import add_site
 from tests.conftest import chat_payload
@@ -438,6 +438,41 @@ def test_a_term_in_most_of_a_large_site_is_scored_but_not_asked_of_fulltext(engi
             asked.clear()
             found = retriever.retrieve(conn, site.id, "en", Query("bicycle model", "en"), mode="lexical")
             assert asked and len(found) == 8
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+
+
+def test_the_previous_messages_common_terms_are_scored_but_not_asked_of_fulltext(engine, site):
+    from sqlalchemy import event
+    pages = [page(str(i), "en", f"Bicycle {i}", f"Bicycle model {i} with a {w} frame.")
+             for i, w in enumerate(["steel", "carbon", "aluminium", "titanium", "bamboo"] * 26)]
+    pages += [page(f"helmet-{i}", "en", f"Helmet {i}", f"Helmet {i} for commuting.") for i in range(3)]
+    pages += [page("tandem", "en", "Tandem", "The tandem seats two riders."),
+              page("tandem-kids", "en", "Tandem for families", "A tandem with a child helmet included.")]
+    put(engine, site.id, pages)
+    asked = []
+
+    def capture(conn, cursor, statement, parameters, *args):
+        if "MATCH" in statement:
+            asked.append(str(parameters["q"]))
+    # No floor, so that shares apply to a test-sized site: a term in 4 of 135 chunks is
+    # under the 5% of a question's own terms and over the 1% of the previous message's.
+    retriever = Retriever(settings=RetrievalSettings(common_floor=0))
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        with engine.connect() as conn:
+            retriever.retrieve(conn, site.id, "en", Query("helmet", "en"), mode="lexical")
+            retriever.retrieve(conn, site.id, "en", Query("tandem", "en"), mode="lexical")
+            asked.clear()
+            found = retriever.retrieve(conn, site.id, "en", Query("helmet sizes?", "en"), mode="lexical")
+            assert asked and all("helmet" in q for q in asked) and found[0].title.startswith("Helmet")
+            asked.clear()
+            found = retriever.retrieve(conn, site.id, "en",
+                                       Query("Do you have tandems?", "en", previous="Which helmet?"),
+                                       mode="lexical")
+            assert asked and all("tandem" in q and "helmet" not in q for q in asked)
+            # The previous message still counts among the candidates: its helmet decides between the tandems.
+            assert [c.title for c in found[:2]] == ["Tandem for families", "Tandem"]
     finally:
         event.remove(engine, "before_cursor_execute", capture)
 
