@@ -138,24 +138,31 @@ def history_turns(conn: Connection, space: Space, conversation_id: str, limit: i
 
 
 def resume(conn: Connection, space: Space, conversation_id: str | None, limit: int,
-           retention_days: int) -> tuple[str | None, list[PastTurn]]:
+           retention_days: int, rows: list | None = None) -> tuple[str | None, list[PastTurn]]:
     """The conversation's id when it belongs to this space (anything else starts a new
     conversation: None), with history_turns(). A turn of the space's within retention
     says the conversation is there, so a continuing conversation costs one statement;
-    only one without such a turn is looked up by its id."""
+    only one without such a turn is looked up by its id. `rows`: those turns when
+    already read (spaces.resolve_space_with reads them with the space: no statement)."""
     if not is_conversation_id(conversation_id or ""):
         return None, []
-    rows = _last_turns(conn, space, conversation_id, limit, retention_days)
+    if rows is None:
+        rows = _last_turns(conn, space, conversation_id, limit, retention_days)
     if rows:
         return conversation_id, _opened(space, conversation_id, rows)
     found = conn.execute(_FIND, {"conv": conversation_id, "site": space.site_id, "space": space.id}).first()
     return (conversation_id if found else None), []
 
 
+def history_since(retention_days: int) -> datetime:
+    """The oldest a turn shown as history may be."""
+    return utcnow() - timedelta(days=retention_days)
+
+
 def _last_turns(conn: Connection, space: Space, conversation_id: str, limit: int, retention_days: int) -> list:
-    since = utcnow() - timedelta(days=retention_days)
     return conn.execute(_last_turns_statement(max(limit, 1)), {"conv": conversation_id, "site": space.site_id,
-                                                                "space": space.id, "since": since}).all()
+                                                                "space": space.id,
+                                                                "since": history_since(retention_days)}).all()
 
 
 def _opened(space: Space, conversation_id: str, rows) -> list[PastTurn]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 
-from sqlalchemy import bindparam, delete, literal, literal_column, select, update
+from sqlalchemy import bindparam, delete, literal, literal_column, null, select, union_all, update
 from sqlalchemy.dialects.mysql import insert as mysql_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import func
@@ -87,13 +88,38 @@ def _space_row(conn: Connection, site: Site, ih: bytes, *, lock: bool = False):
 
 
 @functools.cache  # built once per set of columns, as the statements above
-def _space_and_site_statement(site_columns: tuple[str, ...]):
+def _space_and_site_statement(site_columns: tuple[str, ...], with_turns: bool = False):
     """The space's row and some of its site's, in one statement: the site's row left
-    joined to the space, so a visitor with no space yet still gets the site's."""
+    joined to the space, so a visitor with no space yet still gets the site's. With
+    `with_turns`, the conversation's last turns of the space's follow as rows of their
+    own (seq, content_enc; the other columns NULL), by the (conversation, seq) index:
+    joined to the site's row instead, they were sorted with their sealed content in an
+    on-disk temporary table on every turn."""
     s, sites = t.spaces.c, t.sites.c
     joined = t.sites.outerjoin(t.spaces, (s.site_id == sites.id) & (s.identity_hash == bindparam("ih")))
-    return (select(*(sites[name] for name in site_columns), *_space_columns())
-            .select_from(joined).where(sites.id == bindparam("site")))
+    columns = [*(sites[name] for name in site_columns), *_space_columns()]
+    if not with_turns:
+        return select(*columns).select_from(joined).where(sites.id == bindparam("site"))
+    tc = t.turns.c
+    head = select(*columns, null().label("seq"), null().label("content_enc")).select_from(joined) \
+        .where(sites.id == bindparam("site"))
+    last = (select(*(null() for _ in columns), tc.seq, tc.content_enc)
+            .join_from(t.turns, t.spaces, (s.id == tc.space_id) & (s.site_id == bindparam("site"))
+                       & (s.identity_hash == bindparam("ih")))
+            .where(tc.conversation_id == bindparam("conv"), tc.site_id == bindparam("site"),
+                   tc.created_at >= bindparam("since"))
+            .order_by(tc.seq.desc()).limit(bindparam("turns")))
+    return union_all(head, last)
+
+
+@dataclass(frozen=True)
+class TurnsWanted:
+    """The turns of a conversation a turn's first read brings along (conversations.resume
+    takes them): the last `limit` stored since `since`."""
+
+    conversation_id: str
+    limit: int
+    since: datetime
 
 
 def _open(keyring: Keyring, site: Site, ih: bytes, row) -> Space:
@@ -119,14 +145,24 @@ def resolve_space(conn: Connection, keyring: Keyring, site: Site, identity: str)
 
 
 def resolve_space_with(conn: Connection, keyring: Keyring, site: Site, identity: str,
-                       site_columns: tuple[str, ...]) -> tuple[Space, object]:
+                       site_columns: tuple[str, ...], turns: TurnsWanted | None = None
+                       ) -> tuple[Space, object, list]:
     """resolve_space, with `site_columns` of the site's row read in the same statement
-    (a turn's first read: one round trip fewer). The row holds them (None each when
-    the site's row has gone)."""
+    (a turn's first read: one round trip fewer), and the `turns` wanted of the
+    customer's conversation (another one fewer). Returns the space, the row holding
+    the site's columns (None each when the site's row has gone) and the turns' rows
+    (seq, content_enc; newest first, none for a new space)."""
     ih = _identity_hash(site, identity)
-    first = conn.execute(_space_and_site_statement(site_columns), {"site": site.id, "ih": ih}).first()
+    params = {"site": site.id, "ih": ih}
+    if turns is not None:
+        params.update(conv=turns.conversation_id, since=turns.since, turns=max(turns.limit, 1))
+    rows = conn.execute(_space_and_site_statement(site_columns, turns is not None), params).all()
+    first = next((r for r in rows if turns is None or r.seq is None), None)
     row = first if first is not None and first.id is not None else None
-    return _resolve(conn, keyring, site, ih, row), first
+    # Found turns are the space's found here: _resolve re-reads that row when stale (the
+    # same id) and makes a new one, which holds none, only when none was found.
+    found = sorted((r for r in rows if r.seq is not None), key=lambda r: -r.seq) if turns is not None else []
+    return _resolve(conn, keyring, site, ih, row), first, found
 
 
 def _resolve(conn: Connection, keyring: Keyring, site: Site, ih: bytes, row) -> Space:

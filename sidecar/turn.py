@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 
 from . import fulltext, spending, unanswered, usage
 from .budget import Packed, pack
-from .conversations import QueryVector, append_turn, grounding_class, new_conversation_id, resume
+from .conversations import (QueryVector, append_turn, grounding_class, history_since, is_conversation_id,
+                            new_conversation_id, resume)
 from .db import retrying
 from .memory.recall import Recalled
 from .price_check import PriceCheck
@@ -30,7 +31,7 @@ from .reply import REPLY_SCHEMA, Reply, clean_text, parse_reply
 from .retrieval import Query
 from .services import Services
 from .sites import Site
-from .spaces import Space, identity_of, resolve_space_with
+from .spaces import Space, TurnsWanted, identity_of, resolve_space_with
 from .validation import ChatInput
 
 log = logging.getLogger("rtac.turn")
@@ -79,8 +80,12 @@ def _read(svc: Services, site: Site, inp: ChatInput, embedding: QueryEmbedding) 
     with svc.engine.begin() as conn:
         # The site's search position (its content version and FULLTEXT table) comes with the space.
         identity = identity_of(inp.visitor.id, inp.visitor.wp_user_id)
-        space, site_row = resolve_space_with(conn, svc.keyring, site, identity, fulltext.LOCATE_COLUMNS)
-        conversation_id, past = resume(conn, space, inp.conversation_id, cfg.history_turns, cfg.retention_days)
+        # ... and so do the conversation's last turns, when the request names one.
+        wanted = TurnsWanted(inp.conversation_id, cfg.history_turns, history_since(cfg.retention_days)) \
+            if is_conversation_id(inp.conversation_id or "") else None
+        space, site_row, rows = resolve_space_with(conn, svc.keyring, site, identity, fulltext.LOCATE_COLUMNS, wanted)
+        conversation_id, past = resume(conn, space, inp.conversation_id, cfg.history_turns, cfg.retention_days,
+                                       rows if wanted else None)
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past),
                                         where=fulltext.site_index(site_row))
         recalled = svc.turn_memory.recall(conn, space, inp.message, embedding, inp.lang)

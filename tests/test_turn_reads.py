@@ -17,12 +17,12 @@ def _put_page(client, source_id: str, title: str, content: str) -> None:
 
 def test_the_space_read_carries_the_sites_search_position(engine, keyring, site, client):
     with engine.begin() as conn:  # a visitor with no space yet: the site's row still comes
-        space, row = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
+        space, row, _ = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
         assert fulltext.site_index(row) == fulltext.locate(conn, site.id)
         assert fulltext.site_index(row).table is not None  # the site's own FULLTEXT table
     _put_page(client, "p1", "Opening hours", "We are open from nine to five.")
     with engine.begin() as conn:  # a known visitor, after the site's content moved on
-        again, row = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
+        again, row, _ = resolve_space_with(conn, keyring, site, "v:new-visitor", fulltext.LOCATE_COLUMNS)
         assert again.id == space.id
         assert find_space(conn, keyring, site, "v:new-visitor").id == space.id
         assert fulltext.site_index(row) == fulltext.locate(conn, site.id)
@@ -47,3 +47,28 @@ def test_a_turn_reads_the_sites_row_only_with_the_space(services, site, client):
     reads_of_sites = [s for s in statements if "FROM rtac_sites" in s]
     assert len(reads_of_sites) == 2, reads_of_sites
     assert all("LEFT OUTER JOIN rtac_spaces" in s for s in reads_of_sites)
+
+
+def test_a_continuing_turn_reads_its_history_with_the_space(services, site, client):
+    _put_page(client, "p1", "Bike storage", "Winter storage for bicycles costs 30 euros a season.")
+    first = client.post("/v1/chat", chat_payload("Where can I store my bike in winter?", visitor="v1")).get_json()
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, params, context, executemany):
+        statements.append(" ".join(statement.split()))
+
+    event.listen(services.engine, "before_cursor_execute", seen)
+    try:
+        r = client.post("/v1/chat", chat_payload("And how much is it?", visitor="v1",
+                                                  conversation_id=first["conversation_id"]))
+    finally:
+        event.remove(services.engine, "before_cursor_execute", seen)
+    assert r.status_code == 200 and r.get_json()["conversation_id"] == first["conversation_id"]
+    # The follow-up has no word of the page: it finds it through the previous turn, read with the space.
+    assert [s["title"] for s in r.get_json()["sources"]] == ["Bike storage"]
+    reads = [s for s in statements if s.startswith("SELECT") and "rtac_turns.content_enc" in s]
+    assert len(reads) == 1 and "FROM rtac_sites" in reads[0], reads
+    # Another visitor naming that conversation gets none of it: a new conversation.
+    other = client.post("/v1/chat", chat_payload("And how much is it?", visitor="v2",
+                                                 conversation_id=first["conversation_id"])).get_json()
+    assert other["conversation_id"] != first["conversation_id"]
