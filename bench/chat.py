@@ -336,7 +336,8 @@ VECTOR_PARTS = ("    vector half: query vector + cached matrix (Retriever._matri
 FUSION_PARTS = ("    fusion: the lexical candidates' cosines (SiteMatrix.cosines)",
                 "    fusion (Retriever.fuse)")
 QUERY_EMBEDDING = "  query embedding (bench vectors, no model)"
-SPACE = "  the space (+ unwrap key) with the site's content_version and FULLTEXT table (one SELECT)"
+SPACE = ("  the space (+ unwrap key) with the site's content_version and FULLTEXT table, and a continuing"
+         " conversation's last turns (one SELECT)")
 
 _STAGES = [
     # (module, attribute, label); the label's order is the report's order; two more
@@ -349,7 +350,7 @@ _STAGES = [
     (sidecar.api.chat, "chat_turn", "chat_turn (all of it)"),
     ("sidecar.query_embedding.QueryEmbedding", "get", QUERY_EMBEDDING),
     (sidecar.turn, "resolve_space_with", SPACE),
-    (sidecar.turn, "resume", "  resume: the conversation and its history (SELECT + decrypt)"),
+    (sidecar.turn, "resume", "  resume: the conversation and its history (decrypt; a SELECT only for an id without turns)"),
     (Retriever, "retrieve", RETRIEVE),
     (Retriever, "lexical", LEXICAL),
     (Retriever, "_weights", "      query terms (searchtext.query_terms)"),
@@ -391,6 +392,8 @@ def _statement_kind(sql) -> str:
         return "SELECT rtac_chunks search text (BM25, shared index)"
     if "FROM rtac_chunks" in sql and "JOIN rtac_documents" in sql:
         return "SELECT rtac_chunks + rtac_documents (fetch)"
+    if "FROM rtac_sites" in sql and "UNION ALL" in sql:
+        return "SELECT rtac_sites + rtac_spaces + rtac_turns"
     m = re.search(r"\b(?:FROM|INTO|UPDATE)\s+`?(\w+)", sql, re.IGNORECASE)
     return f"{verb} {m.group(1)}" if m else verb
 

@@ -319,9 +319,10 @@ def _main_sections(w, run: dict, d: dict) -> None:
       f"({db_ms / req_ms:.0%}; client-side wait for MariaDB over TCP, measured in PyMySQL). "
       "`SELECT FULLTEXT ranking + search text` is the lexical half's ranking statement (the candidates, "
       "their search text joined back for BM25, and the document frequencies of the terms not cached yet), "
-      "`SELECT rtac_turns` the conversation's history (a turn of the space's says the conversation is there), "
       "`SELECT rtac_sites` the site's row joined to the customer's space (the site's `content_version`, "
       "which keys the cached matrix and statistics, and its FULLTEXT table), "
+      "`SELECT rtac_sites + rtac_spaces + rtac_turns` the same with a continuing conversation's last turns "
+      "as rows of their own (UNION ALL), "
       "the SELECT joining rtac_chunks and rtac_documents the fetch of the winners by id:")
     w("")
     _table(w, ["statement", "per turn", "mean ms", "ms / turn"],
