@@ -159,10 +159,12 @@ def resolve_space_with(conn: Connection, keyring: Keyring, site: Site, identity:
     rows = conn.execute(_space_and_site_statement(site_columns, turns is not None), params).all()
     first = next((r for r in rows if turns is None or r.seq is None), None)
     row = first if first is not None and first.id is not None else None
-    # Found turns are the space's found here: _resolve re-reads that row when stale (the
-    # same id) and makes a new one, which holds none, only when none was found.
-    found = sorted((r for r in rows if r.seq is not None), key=lambda r: -r.seq) if turns is not None else []
-    return _resolve(conn, keyring, site, ih, row), first, found
+    space = _resolve(conn, keyring, site, ih, row)
+    # The turns are those of the space read here. A stale one is read again under a lock,
+    # and is another space when an erase took it in between: then it holds none of them.
+    if turns is None or row is None or space.id != row.id:
+        return space, first, []
+    return space, first, sorted((r for r in rows if r.seq is not None), key=lambda r: -r.seq)
 
 
 def _resolve(conn: Connection, keyring: Keyring, site: Site, ih: bytes, row) -> Space:

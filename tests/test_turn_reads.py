@@ -72,3 +72,27 @@ def test_a_continuing_turn_reads_its_history_with_the_space(services, site, clie
     other = client.post("/v1/chat", chat_payload("And how much is it?", visitor="v2",
                                                  conversation_id=first["conversation_id"])).get_json()
     assert other["conversation_id"] != first["conversation_id"]
+
+
+def test_turns_read_with_a_space_erased_meanwhile_are_not_handed_on(services, engine, keyring, site, client,
+                                                                     monkeypatch):
+    from sqlalchemy import text
+    from sidecar import spaces
+    from sidecar.conversations import history_since
+    first = client.post("/v1/chat", chat_payload("Where can I store my bike?", visitor="v9")).get_json()
+    with engine.begin() as conn:  # last seen long ago: the next read checks the row again under a lock
+        conn.execute(text("UPDATE rtac_spaces SET last_seen_at = NOW() - INTERVAL 2 DAY"))
+    plain, erased = spaces._space_row, []
+
+    def erased_meanwhile(conn, site_, ih, *, lock=False):
+        if lock and not erased:  # the space erased between the turn's plain read and its locking one
+            erased.append(conn.execute(text("DELETE FROM rtac_spaces WHERE site_id = :s"), {"s": site_.id}).rowcount)
+        return plain(conn, site_, ih, lock=lock)
+
+    monkeypatch.setattr(spaces, "_space_row", erased_meanwhile)
+    with engine.begin() as conn:
+        wanted = spaces.TurnsWanted(first["conversation_id"], 6, history_since(30))
+        space, _, rows = spaces.resolve_space_with(conn, keyring, site, "v:v9", fulltext.LOCATE_COLUMNS, wanted)
+        assert erased == [1]
+        assert rows == []  # sealed under the erased space's key: a new space could not open them
+        assert conn.execute(text("SELECT COUNT(*) FROM rtac_spaces WHERE id = :i"), {"i": space.id}).scalar() == 1
