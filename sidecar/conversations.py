@@ -137,17 +137,15 @@ def history_turns(conn: Connection, space: Space, conversation_id: str, limit: i
     return _opened(space, conversation_id, _last_turns(conn, space, conversation_id, limit, retention_days))
 
 
-def resume(conn: Connection, space: Space, conversation_id: str | None, limit: int,
-           retention_days: int, rows: list | None = None) -> tuple[str | None, list[PastTurn]]:
+def resume(conn: Connection, space: Space, conversation_id: str | None,
+           rows: list) -> tuple[str | None, list[PastTurn]]:
     """The conversation's id when it belongs to this space (anything else starts a new
-    conversation: None), with history_turns(). A turn of the space's within retention
-    says the conversation is there, so a continuing conversation costs one statement;
-    only one without such a turn is looked up by its id. `rows`: those turns when
-    already read (spaces.resolve_space_with reads them with the space: no statement)."""
+    conversation: None), with its last turns opened. `rows`: those turns of the space's
+    within retention (seq, content_enc), as spaces.resolve_space_with reads them with the
+    space; one of them says the conversation is there, so only an id without any is
+    looked up."""
     if not is_conversation_id(conversation_id or ""):
         return None, []
-    if rows is None:
-        rows = _last_turns(conn, space, conversation_id, limit, retention_days)
     if rows:
         return conversation_id, _opened(space, conversation_id, rows)
     found = conn.execute(_FIND, {"conv": conversation_id, "site": space.site_id, "space": space.id}).first()

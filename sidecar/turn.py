@@ -84,8 +84,7 @@ def _read(svc: Services, site: Site, inp: ChatInput, embedding: QueryEmbedding) 
         wanted = TurnsWanted(inp.conversation_id, cfg.history_turns, history_since(cfg.retention_days)) \
             if is_conversation_id(inp.conversation_id or "") else None
         space, site_row, rows = resolve_space_with(conn, svc.keyring, site, identity, fulltext.LOCATE_COLUMNS, wanted)
-        conversation_id, past = resume(conn, space, inp.conversation_id, cfg.history_turns, cfg.retention_days,
-                                       rows if wanted else None)
+        conversation_id, past = resume(conn, space, inp.conversation_id, rows)
         chunks = svc.retriever.retrieve(conn, site.id, site.default_lang, _query(inp, embedding, past),
                                         where=fulltext.site_index(site_row))
         recalled = svc.turn_memory.recall(conn, space, inp.message, embedding, inp.lang)
