@@ -68,3 +68,39 @@ def test_a_pinned_title_match_alone_yields_to_a_better_retrieved_passage():
     # Asked about the hours themselves, the pinned entry answers.
     a = ask("Часы работы?", lang="ru", pinned=(hours,), retrieved=(warranty,))
     assert "10:00–19:00" in a["reply"]
+
+
+def _scripted(scores):
+    """Similarity as the turn's query embedding gives it: here by text, the rest far."""
+    import numpy as np
+    return lambda texts: np.array([scores.get(t, 0.70) for t in texts], dtype=np.float32)
+
+
+PRICES_RU = GroundingEntry("Прайс-лист", "Официальный прайс-лист:\nБазовое обслуживание: 45 €\nПолное обслуживание: 89 €\n"
+                           "Замена покрышки: 15 €\nРегулировка тормозов: 20 €\nЗамена цепи: 35 €\nДиагностика: 30 €",
+                           pinned=True)
+WARRANTY_RU = GroundingEntry("Гарантия", "На выполненные работы мы даём гарантию 3 месяца. Готовый велосипед храним 7 дней.",
+                             "https://ex.test/ru/garantiya")
+NEAR_PRICES = {"Прайс-лист: Полное обслуживание: 89 €": 0.822, "Прайс-лист: Базовое обслуживание: 45 €": 0.819}
+
+
+def test_a_retrieved_passage_closer_in_meaning_than_the_nearest_pinned_lines_answers():
+    # Nothing pinned shares the question's words; two price lines stand out by meaning,
+    # but the warranty page shares the words and its sentence is closer still.
+    closer = dict(NEAR_PRICES, **{"На выполненные работы мы даём гарантию 3 месяца.": 0.864})
+    a = answer(Grounding("Какая гарантия на работы?", "ru", (PRICES_RU,), (WARRANTY_RU,), similarity=_scripted(closer)))
+    assert "гарантию 3 месяца" in a["reply"] and "€" not in a["reply"]
+    # The same lines standing out, the passage further: the pinned entry closest in meaning answers.
+    further = dict(NEAR_PRICES, **{"На выполненные работы мы даём гарантию 3 месяца.": 0.80})
+    a = answer(Grounding("Какая гарантия на работы?", "ru", (PRICES_RU,), (WARRANTY_RU,), similarity=_scripted(further)))
+    assert "Полное обслуживание: 89 €" in a["reply"] and "гарантию" not in a["reply"]
+
+
+def test_the_warranty_asked_in_russian_is_answered_from_the_warranty_page_with_the_local_model():
+    from sidecar.embedders.local import LocalEmbedder
+    from sidecar.query_embedding import QueryEmbedding
+    question = "Какая гарантия на работы?"
+    hours = GroundingEntry("Часы работы", "Пн–Пт 10:00–19:00\nСб 10:00–16:00\nВс выходной", pinned=True)
+    g = Grounding(question, "ru", (PRICES_RU, hours), (WARRANTY_RU,),
+                  similarity=QueryEmbedding(LocalEmbedder(lane="turn"), question).similarity)
+    assert "гарантию 3 месяца" in answer(g)["reply"]

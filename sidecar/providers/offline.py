@@ -5,7 +5,8 @@ vendor fails, so it keeps the same rules a model is given:
   (the official price list beats an old blog post; sources are never blended):
   a pinned line that shares the question's words, else the entry whose lines are
   closest in meaning to the question (the turn's query embedding; "Millal te avatud
-  olete?" finds "Lahtiolekuajad"), in any language;
+  olete?" finds "Lahtiolekuajad"), in any language, unless a retrieved passage that
+  shares the question's words is closer in meaning still;
 - otherwise it quotes the best-matching retrieved passage, naming its page;
 - otherwise it says it does not know and offers the contact card.
 It never paraphrases: every sentence of knowledge it shows is quoted verbatim.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms, tokens
@@ -60,31 +61,47 @@ def _pinned_lines(g: Grounding, terms: set[str]) -> tuple[int, list[str]]:
     return (best[0][0] if best else 0), [line for _, _, line in sorted(best, key=lambda s: -s[1])]
 
 
-def _pinned_by_meaning(g: Grounding) -> tuple[bool, list[str]]:
-    """The pinned entry closest in meaning to the question: whether it is short, and its
-    lines (a short entry whole, a long one's lines near the best); [] when no entry
-    stands out."""
+class _Meant(NamedTuple):
+    """The pinned entry closest in meaning to the question."""
+
+    short: bool  # shown whole
+    lines: list[str]  # [] when no entry stands out
+    similarity: float  # its best line's
+
+
+_NOTHING_MEANT = _Meant(False, [], 0.0)
+
+
+def _pinned_by_meaning(g: Grounding) -> _Meant:
+    """The pinned entry closest in meaning to the question: a short entry whole, a long
+    one's lines near the best."""
     if g.similarity is None:
-        return False, []
+        return _NOTHING_MEANT
     lines = [(e_index, line.strip()) for e_index, e in enumerate(g.pinned)
              for line in e.content.splitlines() if line.strip()]
     if len(lines) <= _VOTE_LINES:
-        return False, []
+        return _NOTHING_MEANT
     scores = g.similarity([f"{g.pinned[i].title}: {line}" for i, line in lines])
     if scores is None:
-        return False, []
+        return _NOTHING_MEANT
     order = sorted(range(len(lines)), key=lambda i: -float(scores[i]))
-    best = lines[order[0]][0]
+    best, top = lines[order[0]][0], float(scores[order[0]])
     votes = sum(1 for i in order[:_VOTE_LINES] if lines[i][0] == best)
-    if votes < 2 or float(scores[order[0]] - scores[order[_VOTE_LINES]]) < _MIN_SPREAD:
-        return False, []
+    if votes < 2 or top - float(scores[order[_VOTE_LINES]]) < _MIN_SPREAD:
+        return _NOTHING_MEANT
     entry = g.pinned[best]
     own = [i for i in range(len(lines)) if lines[i][0] == best]
     short = len(own) <= _WHOLE_ENTRY_LINES
     if not short:
-        top = float(scores[order[0]])
         own = [i for i in own if float(scores[i]) >= top - _NEAR_BEST][:MAX_LINES]
-    return short, [f"{entry.title}:"] + [lines[i][1] for i in own]
+    return _Meant(short, [f"{entry.title}:"] + [lines[i][1] for i in own], top)
+
+
+def _closer_in_meaning(g: Grounding, quoted: list[str], than: float) -> bool:
+    """Whether a retrieved passage's quoted sentences are closer in meaning to the
+    question than `than` (their best one's similarity)."""
+    scores = g.similarity(quoted) if g.similarity is not None and quoted else None
+    return scores is not None and float(max(scores)) > than
 
 
 def _pinned_by_title(g: Grounding, terms: set[str]) -> tuple[int, list[str]]:
@@ -115,16 +132,25 @@ def answer(g: Grounding) -> dict:
     # that is the price rule. A pinned entry matched by its title alone is weaker
     # evidence and yields to a retrieved passage that matches the question better.
     shared, lines = _pinned_lines(g, terms) if terms else (0, [])
+    meant = _NOTHING_MEANT
     if shared <= 1:
         # One shared word ("close" in "Sun closed") is weak evidence: a short entry
         # closest in meaning answers better, whole; a long one (a price list) only when
         # no line shares a word at all.
-        short, meant = _pinned_by_meaning(g)
-        if meant and (short or not lines):
-            lines = meant
+        meant = _pinned_by_meaning(g)
+        if meant.lines and (meant.short or not lines):
+            lines = []
+        else:
+            meant = _NOTHING_MEANT
     title_score, title_lines = _pinned_by_title(g, terms) if terms and not lines else (0, [])
     found_score, quoted, entry = _retrieved_answer(g, terms) if terms and not lines else (0, [], None)
-    if not lines and title_lines and title_score >= found_score:
+    if meant.lines:
+        # Closeness in meaning is weak evidence too: a retrieved passage that shares the
+        # question's words and is closer still answers it ("Какая гарантия на работы?"
+        # lies near the price list's lines, nearer the warranty page's sentence).
+        if not _closer_in_meaning(g, quoted, than=meant.similarity):
+            lines = meant.lines
+    elif not lines and title_lines and title_score >= found_score:
         lines = title_lines
     if lines:
         body = "\n".join([t["pinned"], *lines, "", t["note"]])
