@@ -40,11 +40,12 @@ AFTER_REJOIN_S = 8.0
 CHUNKS = 500
 SITE = "bench-galera"
 KILLED = 3
-_CONFLICT = re.compile(r"transaction conflict in (\S+) \((\w+)\)")
+_CONFLICT = re.compile(r"(?:transaction conflict|lock wait timeout|connection lost) in (\S+) \((\w+)\)")
 
 
 def conflicts(logs: list[Path]) -> dict[str, int]:
-    """Transactions the sidecars ran again after a conflict, by function and MySQL error."""
+    """Transactions the sidecars ran again (a conflict, a lock wait timeout, a lost
+    connection), by function and MySQL error."""
     counts: Counter = Counter()
     for log in logs:
         for m in _CONFLICT.finditer(log.read_text(errors="replace") if log.exists() else ""):

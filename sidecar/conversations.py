@@ -73,15 +73,6 @@ _STORED_SEQ = (select(func.coalesce(func.max(t.turns.c.seq), 0))
 
 
 @lru_cache(maxsize=None)
-def _last_turns_statement(limit: int):
-    tc = t.turns.c
-    return (select(tc.seq, tc.content_enc)
-            .where(tc.conversation_id == bindparam("conv"), tc.site_id == bindparam("site"),
-                   tc.space_id == bindparam("space"), tc.created_at >= bindparam("since"))
-            .order_by(tc.seq.desc()).limit(limit))
-
-
-@lru_cache(maxsize=None)
 def _continue_statement(flags: frozenset[str]):
     """The conversation's summary updated by a turn that sets `flags`."""
     return (update(t.conversations)
@@ -124,19 +115,6 @@ class PastTurn:
     query: QueryVector | None = None
 
 
-def history(conn: Connection, space: Space, conversation_id: str, limit: int,
-            retention_days: int) -> list[tuple[str, str]]:
-    """The last `limit` (message, reply) pairs within retention, oldest first."""
-    return [(p.message, p.reply) for p in history_turns(conn, space, conversation_id, limit, retention_days)]
-
-
-def history_turns(conn: Connection, space: Space, conversation_id: str, limit: int,
-                  retention_days: int) -> list[PastTurn]:
-    """The last `limit` turns within retention, oldest first; at least the last one
-    even when `limit` is 0 (retrieval reads the previous message)."""
-    return _opened(space, conversation_id, _last_turns(conn, space, conversation_id, limit, retention_days))
-
-
 def resume(conn: Connection, space: Space, conversation_id: str | None,
            rows: list) -> tuple[str | None, list[PastTurn]]:
     """The conversation's id when it belongs to this space (anything else starts a new
@@ -155,12 +133,6 @@ def resume(conn: Connection, space: Space, conversation_id: str | None,
 def history_since(retention_days: int) -> datetime:
     """The oldest a turn shown as history may be."""
     return utcnow() - timedelta(days=retention_days)
-
-
-def _last_turns(conn: Connection, space: Space, conversation_id: str, limit: int, retention_days: int) -> list:
-    return conn.execute(_last_turns_statement(max(limit, 1)), {"conv": conversation_id, "site": space.site_id,
-                                                                "space": space.id,
-                                                                "since": history_since(retention_days)}).all()
 
 
 def _opened(space: Space, conversation_id: str, rows) -> list[PastTurn]:

@@ -229,8 +229,10 @@ def retrying(fn: Callable[..., T]) -> Callable[..., T]:
                 if attempt == ATTEMPTS or not (is_conflict(exc) or (errno == LOCK_WAIT_TIMEOUT and timeouts == 1)
                                                or (lost and losses == 1)):
                     raise
-                log.warning("transaction conflict in %s (%s), running it again (attempt %d of %d)",
-                            fn.__qualname__, errno or type(exc).__name__, attempt + 1, ATTEMPTS)
+                why = "connection lost" if lost else "lock wait timeout" if errno == LOCK_WAIT_TIMEOUT \
+                    else "transaction conflict"
+                log.warning("%s in %s (%s), running it again (attempt %d of %d)",
+                            why, fn.__qualname__, errno or type(exc).__name__, attempt + 1, ATTEMPTS)
             time.sleep(random.uniform(0, _PAUSE_BASE * 2 ** (attempt - 1)))
         raise AssertionError("unreachable")
 

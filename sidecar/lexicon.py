@@ -87,8 +87,7 @@ class StatsCache:
     """A site's chunk count and mean length, and the document frequencies of the terms
     asked for so far, per process, while its content_version holds: reading the
     first costs a scan of the site's rows; frequencies not held are read with a search
-    (`cached` names them, `learn` keeps what was read; `frequencies` does both with a
-    statement of its own); every write that changes either bumps the version in its own
+    (`cached` names them, `learn` keeps what was read); every write that changes either bumps the version in its own
     transaction.
 
     Bounded for a sidecar serving many sites: at most `max_terms` frequencies in all
@@ -117,13 +116,6 @@ class StatsCache:
         if entry.stats is None:
             entry.stats = site_stats(conn, site_id)
         return entry.stats
-
-    def frequencies(self, conn: Connection, site_id: str, version: int, terms: Iterable[str]) -> dict[str, int]:
-        """document_frequencies, reading only the terms this version has not been asked for."""
-        known, missing = self.cached(site_id, version, terms)
-        if missing:
-            known.update(self.learn(site_id, version, missing, document_frequencies(conn, site_id, missing)))
-        return {term: n for term, n in known.items() if n}
 
     def cached(self, site_id: str, version: int, terms: Iterable[str]) -> tuple[dict[str, int], list[str]]:
         """(the frequencies held for `terms` at this version, 0 for a term no chunk has;

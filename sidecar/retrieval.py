@@ -212,23 +212,26 @@ class Retriever:
                        for cid, s in self._lexical_in(conn, site_id, query, default_lang, where) if cid not in seen]
         return ranked
 
-    def _weights(self, query: Query, target_lang: str) -> dict[str, float]:
+    def _weights(self, query: Query, target_lang: str) -> tuple[dict[str, float], frozenset[str]]:
+        """The BM25 weight of every query term, and those of them that come from the
+        previous message alone (the conversation's context)."""
         weights = {term: 1.0 for term in query_terms(query.text, query.lang, target_lang)}
+        context = []
         if query.previous and self.settings.previous_terms > 0:
-            for term in query_terms(query.previous, query.lang, target_lang):
-                weights.setdefault(term, self.settings.previous_terms)
-        return weights
+            context = [term for term in query_terms(query.previous, query.lang, target_lang) if term not in weights]
+            weights.update(dict.fromkeys(context, self.settings.previous_terms))
+        return weights, frozenset(context)
 
     def _lexical_in(self, conn: Connection, site_id: str, query: Query, lang: str,
                     where: fulltext.SiteIndex) -> list[tuple[int, float]]:
-        weights = self._weights(query, lang)
+        weights, context = self._weights(query, lang)
         if not weights:
             return []
         stats = self.stats.get(conn, site_id, where.version)
         # Terms already held can be left out of the MATCH when common (_asked); the rest
         # are asked, and their frequencies come back with the candidates.
         dfs, missing = self.stats.cached(site_id, where.version, weights)
-        found, read = _candidates(conn, where, {"q": " ".join(self._asked(weights, dfs, stats)), "site": site_id,
+        found, read = _candidates(conn, where, {"q": " ".join(self._asked(weights, context, dfs, stats)), "site": site_id,
                                                 "lang": lang, "k": self.settings.candidates}, missing)
         dfs.update(self.stats.learn(site_id, where.version, missing, read))
         if not found:
@@ -237,14 +240,15 @@ class Retriever:
         scored.sort(key=lambda s: (-s[1], s[0]))
         return scored
 
-    def _asked(self, weights: dict[str, float], dfs: dict[str, int], stats: lexicon.SiteStats) -> list[str]:
+    def _asked(self, weights: dict[str, float], context: frozenset[str], dfs: dict[str, int],
+               stats: lexicon.SiteStats) -> list[str]:
         """The terms FULLTEXT is asked for. MATCH scores every posting of every term, so a
         term in a large share of the site's chunks costs the most and picks the fewest
         candidates; BM25 still scores it over the candidates the rarer terms find. The
-        previous message's own terms (weighted below 1) are context: they are asked only
-        when rarer still, since a context word common enough to be on one page in a
-        hundred picks pages about the context, not about the question, and costs the
-        MATCH about a third of its time in a conversation. When every term is left out,
+        previous message's own terms (`context`) are asked only when rarer still, since
+        a context word common enough to be on one page in a hundred picks pages about
+        the context, not about the question, and costs the MATCH about a third of its
+        time in a conversation. When every term is left out,
         the rarest ones are asked. `dfs`: the frequencies held (a term not held yet is
         asked: it is read in the same statement)."""
         s = self.settings
@@ -252,8 +256,7 @@ class Retriever:
             return list(weights)
         cut = max(s.common_floor, s.common_share * stats.chunks)
         context_cut = max(s.common_floor, min(s.common_share, s.previous_share) * stats.chunks)
-        asked = [term for term, weight in weights.items()
-                 if dfs.get(term, 0) <= (cut if weight >= 1.0 else context_cut)]
+        asked = [term for term in weights if dfs.get(term, 0) <= (context_cut if term in context else cut)]
         return asked or sorted(weights, key=lambda term: (dfs.get(term, 0), term))[:2]
 
     # --- the half by meaning -------------------------------------------------------

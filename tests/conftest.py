@@ -155,3 +155,13 @@ def chat_payload(message: str, *, visitor: str = "visitor-1", lang: str = "en", 
         body["conversation_id"] = conversation_id
     body.update(extra)
     return body
+
+
+def past_turns(conn, keyring, site, identity: str, conversation_id: str, limit: int = 5, retention_days: int = 30):
+    """A conversation's last turns within retention, oldest first, read as a turn reads
+    them: with the customer's space, then opened under its key."""
+    from sidecar.conversations import history_since, resume
+    from sidecar.spaces import TurnsWanted, resolve_space_with
+    space, _, rows = resolve_space_with(conn, keyring, site, identity, (),
+                                        TurnsWanted(conversation_id, limit, history_since(retention_days)))
+    return resume(conn, space, conversation_id, rows)[1]

@@ -7,12 +7,11 @@ import pytest
 from sqlalchemy import func, select, update
 
 from sidecar import tables
-from sidecar.conversations import history
 from sidecar.crypto import DecryptionError, Keyring, keyed_hash, open_sealed, seal
 from sidecar.keys import rotate_master_key
 from sidecar.sites import SiteRegistry, add_site, load_site
 from sidecar.spaces import erase_space, find_space, identity_of, resolve_space
-from tests.conftest import chat_payload
+from tests.conftest import chat_payload, past_turns
 
 
 def test_seal_binds_key_and_identity():
@@ -66,7 +65,7 @@ def test_a_turn_copied_into_another_space_does_not_open(client, engine, keyring,
         # Even a copy that keeps the row identity fails: it is sealed under the victim's key.
         with pytest.raises(DecryptionError):
             attacker.open(turn["content_enc"], f"rtac/turn/{site.id}/{victim.id}/{turn['conversation_id']}/1")
-        assert history(conn, victim, turn["conversation_id"], 5, 30)[0][0] == "my secret question"
+        assert past_turns(conn, keyring, site, "v:victim", turn["conversation_id"])[0].message == "my secret question"
 
 
 def test_erasing_a_space_destroys_its_key_and_turns(client, engine, keyring, site):
@@ -101,7 +100,7 @@ def test_master_key_rotation_rewraps_keys_without_touching_rows(client, engine, 
             assert reloaded.secret == site.secret and reloaded.key == site.key
             space = find_space(conn, new, reloaded, "v:rot")
             conv = conn.execute(select(tables.turns.c.conversation_id).where(tables.turns.c.space_id == space.id)).scalar_one()
-            assert history(conn, space, conv, 5, 30) == [("before rotation", history(conn, space, conv, 5, 30)[0][1])]
+            assert [p.message for p in past_turns(conn, new, reloaded, "v:rot", conv)] == ["before rotation"]
             with pytest.raises(DecryptionError):
                 load_site(conn, keyring, site.id)  # the old master key no longer opens anything
     finally:
@@ -117,8 +116,7 @@ def test_turns_past_retention_are_not_replayed_and_are_purged(client, engine, ke
     with engine.begin() as conn:
         conn.execute(update(tables.turns).where(tables.turns.c.conversation_id == first["conversation_id"])
                      .values(created_at=utcnow() - timedelta(days=31)))
-        space = find_space(conn, keyring, site, "v:ret")
-        assert history(conn, space, first["conversation_id"], 5, 30) == []
+        assert past_turns(conn, keyring, site, "v:ret", first["conversation_id"]) == []
         conn.execute(update(tables.conversations).where(tables.conversations.c.id == first["conversation_id"])
                      .values(updated_at=utcnow() - timedelta(days=31)))
         assert purge_expired(conn, 30) >= 1

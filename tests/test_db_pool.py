@@ -92,7 +92,7 @@ def test_a_connection_idle_for_a_moment_is_pinged_before_use(one_connection, mon
     assert sent == ["SELECT 1", "COMMIT", "SELECT 2", "COMMIT", "PING", "SELECT 3", "COMMIT"]
 
 
-def test_a_transaction_whose_connection_was_killed_runs_again_on_a_new_one(one_connection, engine):
+def test_a_transaction_whose_connection_was_killed_runs_again_on_a_new_one(one_connection, engine, caplog):
     first = transaction(one_connection, lambda conn: conn.execute(text("SELECT CONNECTION_ID()")).scalar_one())
     with engine.begin() as conn:  # the server drops it, as a restart or a lost cluster node would
         conn.execute(text(f"KILL CONNECTION {int(first)}"))
@@ -105,6 +105,9 @@ def test_a_transaction_whose_connection_was_killed_runs_again_on_a_new_one(one_c
     second = transaction(one_connection, body)
     assert second != first
     assert len(attempts) == 2  # the first met the dead connection (no ping: it had just answered)
+    # Logged as what it was: the operator reads a lost connection, not a conflict.
+    assert [r.getMessage().split(" in ")[0] for r in caplog.records if "running it again" in r.getMessage()] == [
+        "connection lost"]
 
 
 def _lost(statement):

@@ -124,11 +124,10 @@ def test_the_query_vector_is_stored_sealed_with_the_turn(engine, services, index
         blob = conn.execute(select(tables.turns.c.content_enc).where(
             tables.turns.c.conversation_id == conv)).scalar_one()
     assert b"garantii" not in blob.lower() and b"query" not in blob
-    from sidecar.conversations import history_turns
-    from sidecar.spaces import identity_of, resolve_space
+    from sidecar.spaces import identity_of
+    from tests.conftest import past_turns
     with engine.begin() as conn:
-        space = resolve_space(conn, keyring, indexed, identity_of("visitor-1", None))
-        past = history_turns(conn, space, conv, 6, 30)
+        past = past_turns(conn, keyring, indexed, identity_of("visitor-1", None), conv)
     assert past[-1].query.model == services.embedder.model
     expected = services.embedder.embed(["Kui kaua garantii kehtib?"])[0]
     assert float(past[-1].query.vector @ expected) > 0.99
@@ -314,13 +313,22 @@ def test_a_retriever_reads_each_term_frequency_once_per_content_version(engine, 
         with engine.connect() as conn:
             version = conn.execute(select(tables.sites.c.content_version)
                                    .where(tables.sites.c.id == site.id)).scalar_one()
-            assert retriever.stats.frequencies(conn, site.id, version, ["helmet", "nothing"]) == {"helmet": 3}
+            assert frequencies(retriever.stats, conn, site.id, version, ["helmet", "nothing"]) == {"helmet": 3}
         assert len(reads) == 4  # "nothing" asked once; a term no chunk has is remembered as absent
         with engine.connect() as conn:
-            retriever.stats.frequencies(conn, site.id, version, ["nothing"])
+            frequencies(retriever.stats, conn, site.id, version, ["nothing"])
         assert len(reads) == 4
     finally:
         event.remove(engine, "before_cursor_execute", count)
+
+
+def frequencies(cache, conn, site_id, version, terms):
+    """The frequencies of `terms` as the retriever gets them: those held, and the rest
+    read and learnt; a term no chunk has left out."""
+    known, missing = cache.cached(site_id, version, terms)
+    if missing:
+        known.update(cache.learn(site_id, version, missing, lexicon.document_frequencies(conn, site_id, missing)))
+    return {term: n for term, n in known.items() if n}
 
 
 def test_the_frequency_cache_is_bounded_across_sites(engine, keyring):
@@ -333,10 +341,10 @@ def test_the_frequency_cache_is_bounded_across_sites(engine, keyring):
         for s in sites:
             version = conn.execute(select(tables.sites.c.content_version)
                                    .where(tables.sites.c.id == s.id)).scalar_one()
-            assert cache.frequencies(conn, s.id, version, ["helmet", "glove"]) == {"helmet": 1, "glove": 1}
+            assert frequencies(cache, conn, s.id, version, ["helmet", "glove"]) == {"helmet": 1, "glove": 1}
             assert cache.terms_held <= 5
         # A new version of a site gives its frequencies back to the bound.
-        assert cache.frequencies(conn, sites[0].id, -1, ["helmet", "glove", "winter"]) == {
+        assert frequencies(cache, conn, sites[0].id, -1, ["helmet", "glove", "winter"]) == {
             "helmet": 1, "glove": 1, "winter": 1}
         assert cache.terms_held <= 5
 
