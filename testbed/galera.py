@@ -21,10 +21,22 @@ class GaleraUnavailable(Exception):
     """galera-4 is not installed and cannot be installed here."""
 
 
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out as a connection's local port."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
+
+
 def _free_base() -> int:
-    """A base port whose whole span is free on the loopback."""
+    """A base port whose whole span is free on the loopback, below the ephemeral range:
+    a port of a killed node must still be free when it rejoins, and under load any
+    outgoing connection may take a free ephemeral port (an IST port taken so made the
+    rejoin fail: "Failed to open IST listener ... Address already in use")."""
+    top = max(10000 + SPAN, _ephemeral_low()) - SPAN
     for _ in range(200):
-        base = random.randrange(20000, 60000 - SPAN, 10)
+        base = random.randrange(10000, top, 10)
         try:
             held = []
             for port in range(base, base + SPAN):

@@ -181,6 +181,15 @@ def _last_of_traceback(lines: list[str], start: int) -> list[str]:
 
 # --- the scenario ---------------------------------------------------------------------------
 
+def test_the_cluster_ports_lie_below_the_ephemeral_range():
+    # A killed node's ports must still be free when it rejoins: one in the ephemeral range
+    # can be taken meanwhile as the local port of any outgoing connection.
+    low = galera._ephemeral_low()
+    for _ in range(50):
+        base = galera._free_base()
+        assert base >= 10000 and base + galera.SPAN <= low
+
+
 def test_a_conversation_and_its_memory_move_between_nodes(deployed):
     site, s, vendor, engine = deployed["site"], deployed["sidecars"], deployed["vendor"], deployed["engine"]
     status, first = chat(s["node1"], site, FACT + ".", visitor="moving")
