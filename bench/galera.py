@@ -93,6 +93,7 @@ def run(quick: bool = False, concurrency: int = CONCURRENCY, seconds: float | No
     out["cluster_start_s"] = time.perf_counter() - t_start
     log(f"cluster up in {out['cluster_start_s']:.0f} s: {cluster.ports}")
     sidecars: list = []
+    crowds: list = []  # every crowd started, stopped however the run ends
     vendor = None
     try:
         url = cluster.url("haproxy", "rtac_bench_galera")
@@ -117,6 +118,7 @@ def run(quick: bool = False, concurrency: int = CONCURRENCY, seconds: float | No
         def visitors(tag: str) -> list:
             crowd = [Visitors(s.port, site.id, site.secret, messages, pinned, f"{tag}-{i}")
                      for i, s in enumerate(sidecars)]
+            crowds.extend(crowd)
             for v, n in zip(crowd, per):
                 v.start(n)
             return crowd
@@ -173,6 +175,10 @@ def run(quick: bool = False, concurrency: int = CONCURRENCY, seconds: float | No
         out["stored_turns"] = stored
         engine.dispose()
     finally:
+        # A crowd left running (a rejoin that failed) would load every later section
+        # of the bench from this process's threads.
+        for v in crowds:
+            v.stop()
         for s in sidecars:
             s.stop()
         if vendor is not None:
