@@ -54,7 +54,9 @@ run-wp: install system-deps-wp db-start
 test: install system-deps system-deps-wp
 	$(BIN)/pytest -q
 
+# The whole bench includes retrieval quality, whose BM25 baseline needs the evaluation extra.
 bench: install system-deps
+	@$(BIN)/python -c 'import bm25s' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
 	$(BIN)/python -m bench.run
 
 # Retrieval quality alone (bench/retrieval_eval.py): replaces the `## Retrieval quality` section of
