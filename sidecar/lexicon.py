@@ -87,8 +87,8 @@ class StatsCache:
     """A site's chunk count and mean length, and the document frequencies of the terms
     asked for so far, per process, while its content_version holds: reading the
     first costs a scan of the site's rows; frequencies not held are read with a search
-    (`cached` names them, `learn` keeps what was read); every write that changes either bumps the version in its own
-    transaction.
+    (`cached` names them, `learn` keeps what was read); every write that changes either
+    bumps the version in its own transaction.
 
     Bounded for a sidecar serving many sites: at most `max_terms` frequencies in all
     (~15 MB at the default); past it every site's are dropped and read again."""

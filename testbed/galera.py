@@ -34,7 +34,7 @@ def _free_base() -> int:
     a port of a killed node must still be free when it rejoins, and under load any
     outgoing connection may take a free ephemeral port (an IST port taken so made the
     rejoin fail: "Failed to open IST listener ... Address already in use")."""
-    top = max(10000 + SPAN, _ephemeral_low()) - SPAN
+    top = max(10000 + SPAN + 10, _ephemeral_low()) - SPAN  # a range of at least one base
     for _ in range(200):
         base = random.randrange(10000, top, 10)
         try:
