@@ -125,33 +125,40 @@ def _retrieved_answer(g: Grounding, terms: set[str]) -> tuple[int, list[str], Gr
     return 0, [], None
 
 
-def answer(g: Grounding) -> dict:
-    t = texts(g.lang)
-    terms = content_terms(g.question, g.lang)
-    # A pinned line that shares the question's terms answers, whatever retrieval found:
-    # that is the price rule. A pinned entry matched by its title alone is weaker
-    # evidence and yields to a retrieved passage that matches the question better.
+def _choose(g: Grounding, terms: set[str]) -> tuple[list[str], list[str], GroundingEntry | None]:
+    """What answers the question: (the pinned lines to quote, or else the retrieved
+    sentences to quote and their entry); all empty when nothing does."""
+    # A pinned line that shares more than one of the question's terms answers, whatever
+    # retrieval found: that is the price rule.
     shared, lines = _pinned_lines(g, terms) if terms else (0, [])
-    meant = _NOTHING_MEANT
-    if shared <= 1:
-        # One shared word ("close" in "Sun closed") is weak evidence: a short entry
-        # closest in meaning answers better, whole; a long one (a price list) only when
-        # no line shares a word at all.
-        meant = _pinned_by_meaning(g)
-        if meant.lines and (meant.short or not lines):
-            lines = []
-        else:
-            meant = _NOTHING_MEANT
-    title_score, title_lines = _pinned_by_title(g, terms) if terms and not lines else (0, [])
-    found_score, quoted, entry = _retrieved_answer(g, terms) if terms and not lines else (0, [], None)
-    if meant.lines:
+    if shared > 1:
+        return lines, [], None
+    # One shared word ("close" in "Sun closed") is weak evidence: a short entry closest
+    # in meaning answers better, whole; a long one (a price list) only when no line
+    # shares a word at all.
+    meant = _pinned_by_meaning(g)
+    by_meaning = bool(meant.lines) and (meant.short or not lines)
+    if lines and not by_meaning:
+        return lines, [], None
+    found_score, quoted, entry = _retrieved_answer(g, terms) if terms else (0, [], None)
+    if by_meaning:
         # Closeness in meaning is weak evidence too: a retrieved passage that shares the
         # question's words and is closer still answers it ("Какая гарантия на работы?"
         # lies near the price list's lines, nearer the warranty page's sentence).
-        if not _closer_in_meaning(g, quoted, than=meant.similarity):
-            lines = meant.lines
-    elif not lines and title_lines and title_score >= found_score:
-        lines = title_lines
+        if _closer_in_meaning(g, quoted, than=meant.similarity):
+            return [], quoted, entry
+        return meant.lines, [], None
+    # A pinned entry matched by its title alone is weaker evidence and yields to a
+    # retrieved passage that matches the question better.
+    title_score, title_lines = _pinned_by_title(g, terms) if terms else (0, [])
+    if title_lines and title_score >= found_score:
+        return title_lines, [], None
+    return [], quoted, entry
+
+
+def answer(g: Grounding) -> dict:
+    t = texts(g.lang)
+    lines, quoted, entry = _choose(g, content_terms(g.question, g.lang))
     if lines:
         body = "\n".join([t["pinned"], *lines, "", t["note"]])
         return {"reply": body, "quick_replies": [], "action": "none", "unanswered": False, "forget": []}
