@@ -10,7 +10,9 @@ a message of that customer, and the memories it is about are the observations of
 evidence turns. `sidecar.memory.recall.recall` decides what is shown, as shipped and
 with the strict distances alone (bench.memory_natural.strict_alone). Hit rate: questions (categories 1-4) for which at
 least one relevant memory is shown; category 5 questions are adversarial (about
-things never said), where showing less is better.
+things never said), where showing less is better. `ceiling` runs the shipped rule over
+a small grid of its own knobs, fitted to LoCoMo itself: what these signals allow here at
+best, not a setting.
 """
 from __future__ import annotations
 

@@ -66,6 +66,10 @@ def _assert_clean(body: dict) -> None:
     assert body["action"] in ACTIONS and isinstance(body["unanswered"], bool)
 
 
+# What every turn of these tests is shown: a pinned entry with no amount of money in it.
+_PINNED = {"title": "Delivery", "content": "Mon-Sat"}
+
+
 def _turn(vendor, engine, output: str, message: str = "Do you deliver on Sundays?") -> dict:
     """One turn whose model answer is `output`: a 200 with a clean reply, stored, and
     answered from that very output (one vendor call, no retry; only an answer with
@@ -73,7 +77,7 @@ def _turn(vendor, engine, output: str, message: str = "Do you deliver on Sundays
     provider, fake, reply_text, client = vendor
     fake.script(reply_text(output))
     asked = len(fake.requests)
-    r = client.post("/v1/chat", chat_payload(message, pinned=[{"title": "Delivery", "content": "Mon-Sat"}]))
+    r = client.post("/v1/chat", chat_payload(message, pinned=[_PINNED]))
     assert r.status_code == 200, r.get_data()[:500]
     body = r.get_json()
     _assert_clean(body)
@@ -116,7 +120,7 @@ def test_any_model_output_gives_a_clean_reply_and_a_stored_turn(vendor, engine, 
     expected = parse_reply(output)
     if expected.reply:
         # A quick reply naming an amount the shop never stated ("0£") is dropped by the price check.
-        check = PriceCheck([GroundingEntry("Delivery", "Mon-Sat", pinned=True)], [], "en")
+        check = PriceCheck([GroundingEntry(**_PINNED, pinned=True)], [], "en")
         assert (body["quick_replies"], body["action"], body["unanswered"]) == \
             ([q for q in expected.quick_replies if check.passes(q)], expected.action, expected.unanswered)
 
