@@ -158,3 +158,33 @@ def test_at_most_a_few_memories_are_shown_for_shared_words_nearest_first():
                 mem(4, "Bakes bread at the weekend.", 0.300), mem(5, "Plays the violin.", 0.300)]
     shown = shown_for("After the race, did the kids read books while camping?", memories)
     assert contents(shown) == ["Ran a charity race in May.", "Paints with her kids.", "Reads books about adoption."]
+
+
+def test_a_correction_that_says_the_customer_moved_shows_where_they_live():
+    # "kolisin Mustamäele" lies 0.153 from "Elab Lasnamäel." (et held-out split) and shares no
+    # word with it; what the two have in common is where the customer lives.
+    for message, lives, other, lang in [
+            ("kolisin mustamäele", "Elab Lasnamäel.", "Tellib igal reedel rukkileiba.", "et"),
+            ("용인으로 이사 왔어요", "분당에 거주.", "매주 금요일 호밀빵을 주문함.", "ko"),
+            ("Я переехала в Зеленоград", "Живёт в Химках.", "Заказывает ржаной хлеб.", "ru")]:
+        memories = [mem(0, other, 0.151), mem(1, lives, 0.153)]
+        shown = shown_for(message, memories, lang)
+        assert contents(shown) == [lives], message
+        assert choose(list(shown.refs), shown, **S.forget_bounds()) == ["m1"]
+        # Where they live, for a question that corrects nothing: not shown.
+        assert shown_for("kus te asute?" if lang == "et" else "?", memories, lang).refs == {}
+
+
+def test_a_correction_stating_a_new_count_shows_the_memory_with_the_old_one():
+    memories = [mem(0, "Expects about 90 guests.", 0.148), mem(1, "The wedding is at Brook Farm.", 0.150),
+                mem(2, "Wants a vegetarian menu.", 0.160)]
+    shown = shown_for("numbers are down to about 60 now, a lot of people can't travel", memories)
+    assert contents(shown) == ["Expects about 90 guests."]
+    assert choose(["m1"], shown, **S.forget_bounds()) == ["m1"]
+
+
+def test_a_kind_of_value_most_candidates_state_does_not_count():
+    # Every memory holds a count: "we'll be 6 now" says nothing about which one is meant.
+    memories = [mem(i, text, 0.150 + i * 0.002) for i, text in enumerate(
+        ["Has 4 employees.", "Orders 10 bottles of water a week.", "Has 2 vans.", "Rents 3 desks."])]
+    assert shown_for("we're 6 now", memories).refs == {}

@@ -141,6 +141,12 @@ class Language:
     "sold", "moved", "теперь"): found at the start of a word, so a stem takes its
     endings ("продал" finds "продали"). Wording that often says "what you know is no
     longer so" without a negation ("we moved offices", "ahora estoy en la E")."""
+    residence_words: tuple[str, ...]
+    """Words and stems that say where a customer lives or that they moved ("lives",
+    "moved", "живёт", "переехал", "이사"), found at the start of a word like the change
+    cues. A correction that says the customer moved is about the memory of where they
+    live though the two share no word and lie apart ("kolisin Mustamäele" / "Elab
+    Lasnamäel."): sidecar.memory.values.value_kinds names both "residence"."""
 
     # --- memory: dedup --------------------------------------------------------------
     value_labels: tuple[str, ...]

@@ -119,6 +119,7 @@ LANGUAGE = Language(
         "used to", "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
         "recovered", "healed", "cured",
     ),
+    residence_words=words("lives live living lived moved move moving relocat based resid"),
     value_labels=words("""
         january february march april may june july august september october november december
         monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening

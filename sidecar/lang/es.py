@@ -97,6 +97,9 @@ LANGUAGE = Language(
         "terminé", "cancel", "descart",
         "antes", "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó", "en lugar de",
     ),
+    residence_words=words("""
+        vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
+    """),
     value_labels=words("""
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
         lunes martes miércoles jueves viernes sábado domingo mañana tarde noche

@@ -109,6 +109,7 @@ LANGUAGE = Language(
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
         "varem", "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
     ),
+    residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
     value_labels=words("""
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
         esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu

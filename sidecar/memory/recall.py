@@ -12,7 +12,10 @@ memories), so every rule is relative to the customer's nearest memory as well:
   bound, close behind the nearest, a few at most (a question about something never
   said shares words with many memories);
 - nearest: for a message that reads as a correction (forget.reads_as_correction),
-  the customer's nearest memory up to a looser bound, so that it may be named.
+  the customer's nearest memory up to a looser bound, so that it may be named;
+- kind: for such a message, a kind of value it shares with a memory counts as a
+  shared word ("we'll be about 60 now" and "Expects about 90 guests.": a count; "I
+  moved to Tartu" and "Lives in Pärnu.": where they live; values.value_kinds).
 
 A marginally related "fact" about a person is wrong, not merely unhelpful: fewer
 shown is better when they are the right ones. Tuned on bench/memory_natural.jsonl's
@@ -31,6 +34,7 @@ import numpy as np
 
 from ..searchtext import content_terms
 from .store import StoredMemory, MemoryIndex
+from .values import value_kinds
 from .words import stems_match
 
 BUDGET_CHARS = 1500
@@ -99,6 +103,11 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
     nearest = float(d.min())
     words = terms(message, lang)
     shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in contents.items()} if words else {}
+    if b.correcting:
+        # A correction names the new value, the memory holds the old one: they share its kind.
+        kinds = value_kinds(message, lang)
+        for i, text in contents.items():
+            shared[i] = shared.get(i, set()) | {f"#{k}" for k in kinds & value_kinds(text, lang)}
     # A word many of the candidates share (the customer's own name, their company's)
     # says nothing about which one the message means: it counts only when few have it
     # (a few more when the message corrects: "both parrots went to a friend").

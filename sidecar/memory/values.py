@@ -331,6 +331,46 @@ def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+# --------------------------------------------------------------------------- kinds of value
+
+@lru_cache(maxsize=64)
+def _kind_words(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """A language's words that say a text states a value of a kind without the value
+    itself being found ("my e-mail", "call me", "moved"): by kind, one pattern each,
+    matched at the start of a word."""
+    own = languages.find(lang)
+    if own is None:
+        return ()
+    lists = (("phone", own.contact_labels.get("phone", ())), ("email", own.contact_labels.get("email", ())),
+             ("residence", own.residence_words))
+    return tuple((kind, re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in ws) + ")", re.IGNORECASE))
+                 for kind, ws in lists if ws)
+
+
+def _atom_kind(atom: str) -> str:
+    if atom[:1] == "M":
+        return "month"
+    if atom[:1] == "D":
+        return "weekday"
+    if len(atom) == 4 and atom[:2] in ("19", "20"):
+        return "year"
+    return "count"
+
+
+@lru_cache(maxsize=4096)
+def value_kinds(text: str, lang: str) -> frozenset[str]:
+    """The kinds of value a text states or speaks of: "count", "year", "month",
+    "weekday", "phone", "email", "residence". A customer who corrects a remembered
+    value names the new one ("we'll be about 60 now", "I moved to Tartu") and shares no
+    word with the memory that holds the old one ("Expects about 90 guests.", "Lives in
+    Pärnu."); the kind is what the two have in common (sidecar.memory.recall)."""
+    found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
+    kinds = {_atom_kind(atom) for _, alts in found.numbers for atom in (alts[0] if alts else ())}
+    kinds |= {kind for kind, values in (("email", found.emails), ("phone", found.phones)) if values}
+    kinds |= {kind for kind, pattern in _kind_words(lang) if pattern.search(text)}
+    return frozenset(kinds)
+
+
 # --------------------------------------------------------------------------- names
 
 # Sentence ends a capitalised word may follow without being a name: abbreviations

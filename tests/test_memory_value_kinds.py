@@ -1,0 +1,30 @@
+"""The kinds of value a text states or speaks of, in every language: what a correction
+and the memory it corrects have in common when they share no word."""
+import pytest
+
+from sidecar.memory.values import value_kinds
+
+
+@pytest.mark.parametrize("text, lang, kinds", [
+    ("Expects about 90 guests.", "en", {"count"}),
+    ("Drives a 2018 Ford Focus.", "en", {"year"}),
+    ("Insurance renews in May.", "en", {"month"}),
+    ("Los pedidos le llegan cada lunes.", "es", {"weekday"}),
+    ("Write to anna@example.com", "en", {"email"}),
+    ("Eelistab suhelda e-posti teel.", "et", {"email"}),
+    ("Мой новый номер +7 912 345 67 89", "ru", {"phone"}),
+    ("I moved to Leeds last month", "en", {"residence"}),
+    ("Живёт в Химках.", "ru", {"residence"}),
+    ("me he mudado a Madrid", "es", {"residence"}),
+    ("Elab Lasnamäel.", "et", {"residence"}),
+    ("분당에 거주.", "ko", {"residence"}),
+    ("수업은 화요일 저녁 7시.", "ko", {"weekday", "count"}),
+    ("Has a golden retriever called Honey.", "en", set()),
+])
+def test_the_kinds_a_text_states(text, lang, kinds):
+    assert value_kinds(text, lang) == kinds
+
+
+def test_a_language_without_a_module_has_only_the_values_written_in_digits():
+    assert value_kinds("Ma 12 ans", "fr") == {"count"}
+    assert value_kinds("habite à Lyon", "fr") == frozenset()
