@@ -55,3 +55,11 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
     # Two dogs: "called" says the name is the dog itself.
     assert decide("Has a cockapoo called Mabel.", "Has a cockapoo called Biscuit.", 0.111, "en", BANDS) == "new"
     assert decide("Tiene otra yegua llamada Luna.", "Tiene una yegua llamada Canela.", 0.09, "es", BANDS) == "new"
+
+
+def test_english_value_words_count_as_written_in_another_language():
+    # Estonian "ema" (mother) begins like "email": a person, not a contact channel.
+    assert "ema" in slots("Ema sünnipäev on 12. mail.", "et").words
+    assert decide("Ema sünnipäev on 12. mail.", "Abikaasa sünnipäev on 12. mail.", 0.036, "et", BANDS) == "new"
+    # An English channel in a Russian fact is still a value, not a thing word.
+    assert slots("Удобнее писать в WhatsApp или на email.", "ru").words == slots("Удобнее писать.", "ru").words

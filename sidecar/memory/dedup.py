@@ -59,7 +59,10 @@ from .values import Values, blank_spans, capitalised_names
 from .words import HANGUL, ko_stem, stems_match
 
 _DIGIT = re.compile(r"\d")
-_EN_VALUES = languages.ENGLISH.value_labels  # English values are values in every language's facts
+# English value words are values in every language's facts ("WhatsApp", "email"), as
+# written: their inflections are English ones, and a prefix of an English word is often
+# another language's word (Estonian "ema", mother, begins "email").
+_EN_VALUES = frozenset(w for v in languages.ENGLISH.value_labels for w in (v, v + "s"))
 
 
 def _fold(text: str) -> str:
@@ -77,16 +80,16 @@ class _Lists(NamedTuple):
 @lru_cache(maxsize=64)
 def _lists(lang: str) -> _Lists:
     """A language's word lists; a language without a module has no framing words
-    (they then count as things: facts merge less, never more), English values and no
+    (they then count as things: facts merge less, never more), English values as written and no
     change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists((), frozenset(), _EN_VALUES, None, ())
+        return _Lists((), frozenset(), (), None, ())
     cues = sorted(own.change_cues, key=len, reverse=True)
     change = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + ")", re.IGNORECASE)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
-    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels + _EN_VALUES, change, labels)
+    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels)
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -100,6 +103,8 @@ def _words(text: str, lang: str) -> list[str]:
 
 def _is_value(word: str, lang: str) -> bool:
     if _DIGIT.search(word):
+        return True
+    if word in _EN_VALUES:
         return True
     values = _lists(lang).values
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
