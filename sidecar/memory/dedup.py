@@ -28,7 +28,9 @@ The rule (decide): beyond `outer` nothing merges, within `same` everything does
 facts naming the same things (every thing word of each in the other) merge when they
 state the same values, when their values are contact details of one kind (a new
 phone number) or one date each (the renewal moved to June), or when they lie within
-`value_close` (one value changed: 4 -> 6 employees); a new fact that says it is a
+`value_close` (one value changed: 4 -> 6 employees); facts of the same values of which
+one has every thing word of the other and one more restate within `contained` ("Drives
+a 2018 Ford Focus." / "Has a Ford Focus from 2018."); a new fact that says it is a
 change merges with its nearest; so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
@@ -110,11 +112,14 @@ def _is_value(word: str, lang: str) -> bool:
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
 
 
-def _thing_words(folded: str, lang: str) -> list[str]:
+def _thing_words(folded: str, lang: str, short: bool = False) -> list[str]:
+    """`short`: with the short words too, which are mostly particles and stems cut too
+    far, but sometimes the one word that tells two things apart ("집", home)."""
     framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
     # A one-syllable Korean stem left over is a particle, a unit or a bare verb stem.
     return [w for w in _words(folded, lang)
-            if w not in framing and not _is_value(w, lang) and (len(w) >= 2 if lang == "ko" else len(w) >= 3)]
+            if w not in framing and not _is_value(w, lang)
+            and (short or (len(w) >= 2 if lang == "ko" else len(w) >= 3))]
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,7 @@ class Slots:
     names: tuple[str, ...]  # the capitalised names it states, as thing words
     rest: tuple[str, ...]  # its thing words without them
     naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
+    every: tuple[str, ...] = ()  # its thing words with the short ones
 
 
 @lru_cache(maxsize=1024)
@@ -143,11 +149,12 @@ def slots(text: str, lang: str) -> Slots:
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     name_words = tuple(_thing_words(_fold(" ".join(names)), lang)) if names else ()
     words = tuple(_thing_words(blank_spans(folded, found.spans), lang))
+    every = tuple(_thing_words(blank_spans(folded, found.spans), lang, short=True))
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
     return Slots(words, frozenset(values), contacts, date, bool(change and change.search(text)), name_words, rest,
-                 naming)
+                 naming, every)
 
 
 def thing_words(text: str, lang: str) -> list[str]:
@@ -187,11 +194,27 @@ def same_fact(new: str, old: str, lang: str) -> bool:
     return overlap(slots(new, lang), slots(old, lang)) == 1.0
 
 
+def contained(a: Slots, b: Slots) -> bool:
+    """Whether every thing word of one fact, short words included, is in the other, and
+    the other has one word more: one says what the other says in other words ("Drives a
+    2018 Ford Focus." / "Has a Ford Focus from 2018."). Two different things that look
+    alike each have a word the other lacks ("home" / "office water filter"); a fact with
+    two words more says something else about the same thing ("Runs a bakery in Tartu."
+    / "The bakery in Tartu delivers bread.")."""
+    def more(x: tuple[str, ...], y: tuple[str, ...]) -> int:
+        return sum(1 for w in x if not any(_match(w, v) for v in y))
+    if not a.every or not b.every:
+        return False
+    ab, ba = more(a.every, b.every), more(b.every, a.every)
+    return sorted((ab, ba)) == [0, 1]
+
+
 @dataclass(frozen=True)
 class Bands:
     outer: float  # beyond this distance code alone never merges
     value_close: float = 0.0  # the same words, one value changed
     same: float = 0.0  # within this distance the two say the same, whatever their words
+    contained: float = 0.0  # the same values, and one fact's words all in the other
 
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
@@ -207,6 +230,8 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
             return "restates"
         if (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
             return "updates"
+    if distance <= bands.contained and a.values == b.values and contained(a, b):
+        return "restates"
     if a.changes:
         return "updates"
     if a.names and b.names and not (a.naming or b.naming) and a.values == b.values and _same(a.rest, b.rest):
