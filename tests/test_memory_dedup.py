@@ -77,3 +77,12 @@ def test_a_fact_that_says_the_other_and_a_detail_more_restates_it():
     assert decide("Has a nine-year-old daughter, Emily.", "Daughter Emily is 7.", 0.04, "en", BANDS) != "restates"
     assert decide("Naabril on labrador, kellega Reks koos jalutab.", "Tal on labrador Reks.", 0.12, "et",
                   BANDS) == "new"
+
+
+def test_a_changed_value_said_with_one_word_more_replaces_the_old_one():
+    assert decide("New phone number: 07700 900456.", "Phone number is 07700 900123.", 0.087, "en",
+                  BANDS) == "updates"
+    assert decide("Доставка только после 14:00.", "Доставка только до 12:00.", 0.035, "ru", BANDS) == "updates"
+    # Two e-mails of two kinds: each has a word the other lacks.
+    assert decide("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", 0.063,
+                  "es", BANDS) == "new"

@@ -28,9 +28,10 @@ The rule (decide): beyond `outer` nothing merges, within `same` everything does
 facts naming the same things (every thing word of each in the other) merge when they
 state the same values, when their values are contact details of one kind (a new
 phone number) or one date each (the renewal moved to June), or when they lie within
-`value_close` (one value changed: 4 -> 6 employees); facts of the same values of which
-one has every thing word of the other and one more restate within `contained` ("Drives
-a 2018 Ford Focus." / "Has a Ford Focus from 2018."); a new fact that says it is a
+`value_close` (one value changed: 4 -> 6 employees). Facts of which one has every thing
+word of the other and one more count as naming the same things too ("New phone number:
+…" / "Phone number is …"), but restate only within `contained` ("Drives a 2018 Ford
+Focus." / "Has a Ford Focus from 2018."). A new fact that says it is a
 change merges with its nearest; so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
@@ -224,14 +225,13 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     if distance <= bands.same:
         return "restates"
     a, b = slots(new, lang), slots(old, lang)
-    share = overlap(a, b)
-    if share == 1.0:
+    same_words = overlap(a, b) == 1.0
+    if same_words or contained(a, b):  # the same things, or one word more ("New phone number: …")
         if a.values == b.values:
-            return "restates"
-        if (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
+            if same_words or distance <= bands.contained:
+                return "restates"
+        elif (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
             return "updates"
-    if distance <= bands.contained and a.values == b.values and contained(a, b):
-        return "restates"
     if a.changes:
         return "updates"
     if a.names and b.names and not (a.naming or b.naming) and a.values == b.values and _same(a.rest, b.rest):
