@@ -25,8 +25,11 @@ functions decide:
 The tune split is what tuning may look at. The held-out split's figures have been read at
 each release since it was written, and two choices took them into account (dedup does
 not merge on shared words alone; a correction's margin), so they are not blind. The
-fresh split (dedup pairs and forget items only) was written after those choices and is
-the blind one: scored once per release, never tuned on.
+fresh split (dedup pairs and forget items only) was written after those choices and
+scored blind once; two later choices looked at its misses with the others' (a kind of
+value a correction shares with the memory it corrects; a fact with one word more
+restates). The fresh2 split (dedup, forget and recall items) was written before those
+two choices by writers who saw none of the rules, and is the blind one: never tuned on.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh")
+SPLITS = ("tune", "heldout", "fresh", "fresh2")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -253,20 +256,24 @@ def markdown(result: dict) -> str:
             "speech in en, ru, es, et and ko: a tune split of 20 items per language and type; a held-out "
             "split written before any tuning, whose figures have been read at each release since and which two "
             "choices took into account (dedup does not merge on shared words alone; a correction's margin of "
-            f"{settings.correction_margin}, from its Russian forget misses), so it is not blind; and a fresh split, "
+            f"{settings.correction_margin}, from its Russian forget misses), so it is not blind; a fresh split, "
             "written after those "
-            f"choices ({_per_language('fresh')}), the blind one, scored once and never "
-            "tuned on. Decided by the sidecar's own functions: "
+            f"choices ({_per_language('fresh')}), scored blind once, whose misses two later choices looked at "
+            "together with the other splits' (a correction shares a kind of value with the memory it corrects; a "
+            "fact with one word more restates), so it is not blind either; and a fresh2 split, written before "
+            "those two choices by writers who saw none of the rules "
+            f"({_per_language('fresh2')}), the blind one, scored once and never tuned on. "
+            "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
             f"{settings.near_margin} of it, at most {settings.near_limit}; for a message that reads as a correction, "
             "a shared word up to "
-            f"{settings.correction_near} within {settings.correction_margin} and the nearest memory up to "
-            f"{settings.forget_nearest}), `forget.choose` (forget distance {settings.forget_distance}, or shown for a "
+            f"{settings.correction_near} within {settings.correction_margin}, a kind of value in common counting as a "
+            f"shared word, and the nearest memory up to {settings.forget_nearest}), `forget.choose` (forget distance {settings.forget_distance}, or shown for a "
             "shared word, or for a message that reads as a correction the customer's nearest memory) and "
             f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_value_close} / "
-            f"{settings.dedup_distance}, thing-word overlap with the value slots taken "
-            "out, the values, a change cue). *Own memories kept apart*: every two memories of one customer "
+            f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
+            "out, one fact's words within the other's, the values, a change cue). *Own memories kept apart*: every two memories of one customer "
             "(recall and forget items) are different facts, so of those pairs within the dedup distance, the share "
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
@@ -283,7 +290,7 @@ def markdown(result: dict) -> str:
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
         rate = lambda rel: f"{dd[rel]['rate']:.2f} ({dd[rel]['n']})" if rel in dd else "–"  # noqa: E731
         recalled = (f"{rc['precision']:.3f} | {rc['recall']:.3f} | {rc['mean_shown']:.2f}" if rc["n"]
-                    else "– | – | –")  # a split without recall items (the fresh one)
+                    else "– | – | –")  # a split without recall items (fresh)
         lines.append(f"| {sp} | {lang} | {recalled} | "
                      f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
                      f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
