@@ -246,7 +246,8 @@ def _per_language(split: str) -> str:
     for it in load():
         if it["split"] == split:
             counts[it["type"]] += 1
-    return " and ".join(f"{n // len(LANGS)} {kind}" for kind, n in sorted(counts.items())) + " items per language"
+    parts = [f"{n // len(LANGS)} {kind}" for kind, n in sorted(counts.items())]
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + " items per language"
 
 
 def markdown(result: dict) -> str:
