@@ -34,6 +34,14 @@ def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
+def word_starts(items: tuple[str, ...]) -> re.Pattern[str]:
+    """A case-insensitive pattern for any of `items` (plain text, escaped here) at the
+    start of a word, longest first, so that a stem takes its endings ("продал" finds
+    "продали")."""
+    alternatives = "|".join(re.escape(w) for w in sorted(items, key=len, reverse=True))
+    return re.compile(r"(?<!\w)(?:" + alternatives + ")", re.IGNORECASE)
+
+
 def whole_words(items: tuple[str, ...]) -> re.Pattern[str]:
     """A case-insensitive pattern for any of `items` standing as a whole word.
 

@@ -54,7 +54,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
@@ -88,8 +88,7 @@ def _lists(lang: str) -> _Lists:
     own = languages.find(lang)
     if own is None:
         return _Lists((), frozenset(), (), None, ())
-    cues = sorted(own.change_cues, key=len, reverse=True)
-    change = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + ")", re.IGNORECASE)
+    change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels)
@@ -113,14 +112,16 @@ def _is_value(word: str, lang: str) -> bool:
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
 
 
-def _thing_words(folded: str, lang: str, short: bool = False) -> list[str]:
-    """`short`: with the short words too, which are mostly particles and stems cut too
-    far, but sometimes the one word that tells two things apart ("집", home)."""
+def _thing_words(folded: str, lang: str) -> list[str]:
+    """With the short words, which are mostly particles and stems cut too far, but
+    sometimes the one word that tells two things apart ("집", home): `_long` drops them."""
     framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
+    return [w for w in _words(folded, lang) if w not in framing and not _is_value(w, lang)]
+
+
+def _long(words: Iterable[str], lang: str) -> tuple[str, ...]:
     # A one-syllable Korean stem left over is a particle, a unit or a bare verb stem.
-    return [w for w in _words(folded, lang)
-            if w not in framing and not _is_value(w, lang)
-            and (short or (len(w) >= 2 if lang == "ko" else len(w) >= 3))]
+    return tuple(w for w in words if (len(w) >= 2 if lang == "ko" else len(w) >= 3))
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ class Slots:
     names: tuple[str, ...]  # the capitalised names it states, as thing words
     rest: tuple[str, ...]  # its thing words without them
     naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
-    every: tuple[str, ...] = ()  # its thing words with the short ones
+    every: tuple[str, ...]  # its thing words with the short ones
 
 
 @lru_cache(maxsize=1024)
@@ -148,9 +149,9 @@ def slots(text: str, lang: str) -> Slots:
     change = _lists(lang).change
     date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
-    name_words = tuple(_thing_words(_fold(" ".join(names)), lang)) if names else ()
-    words = tuple(_thing_words(blank_spans(folded, found.spans), lang))
-    every = tuple(_thing_words(blank_spans(folded, found.spans), lang, short=True))
+    name_words = _long(_thing_words(_fold(" ".join(names)), lang), lang) if names else ()
+    every = tuple(_thing_words(blank_spans(folded, found.spans), lang))
+    words = _long(every, lang)
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False

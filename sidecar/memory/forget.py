@@ -27,8 +27,7 @@ MAX_FORGET = 3
 
 @lru_cache(maxsize=16)
 def _change_cues(lang: str) -> re.Pattern[str]:
-    cues = sorted(languages.get(lang).change_cues, key=len, reverse=True)
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(c) for c in cues) + ")", re.IGNORECASE)
+    return languages.word_starts(languages.get(lang).change_cues)
 
 
 def reads_as_correction(message: str, lang: str) -> bool:

@@ -103,9 +103,9 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
     nearest = float(d.min())
     words = terms(message, lang)
     shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in contents.items()} if words else {}
-    if b.correcting:
+    kinds = value_kinds(message, lang) if b.correcting else frozenset()
+    if kinds:
         # A correction names the new value, the memory holds the old one: they share its kind.
-        kinds = value_kinds(message, lang)
         for i, text in contents.items():
             shared[i] = shared.get(i, set()) | {f"#{k}" for k in kinds & value_kinds(text, lang)}
     # A word many of the candidates share (the customer's own name, their company's)

@@ -343,8 +343,7 @@ def _kind_words(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return ()
     lists = (("phone", own.contact_labels.get("phone", ())), ("email", own.contact_labels.get("email", ())),
              ("residence", own.residence_words))
-    return tuple((kind, re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in ws) + ")", re.IGNORECASE))
-                 for kind, ws in lists if ws)
+    return tuple((kind, languages.word_starts(ws)) for kind, ws in lists if ws)
 
 
 def _atom_kind(atom: str) -> str:
@@ -357,7 +356,6 @@ def _atom_kind(atom: str) -> str:
     return "count"
 
 
-@lru_cache(maxsize=4096)
 def value_kinds(text: str, lang: str) -> frozenset[str]:
     """The kinds of value a text states or speaks of: "count", "year", "month",
     "weekday", "phone", "email", "residence". A customer who corrects a remembered
