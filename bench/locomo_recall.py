@@ -83,7 +83,7 @@ def score(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
         for q in c["questions"]:
             shown = recall(vec[q["text"]], mems, message=q["text"], lang="en",
                            **settings.recall_bounds(q["text"], "en"))
-            ids = {m.id for m in shown.refs.values()}
+            ids = {m.id for m in shown.facts().values()}
             if q["category"] == 5:
                 shown_adv.append(len(ids))
                 continue

@@ -94,7 +94,7 @@ def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict
     tp = fp = fn = 0
     shown_n = []
     for it in items:
-        shown = {m.id for m in shown_for(it, vec, settings).refs.values()}
+        shown = {m.id for m in shown_for(it, vec, settings).facts().values()}
         relevant = set(it["relevant"])
         tp += len(shown & relevant)
         fp += len(shown - relevant)
@@ -106,6 +106,8 @@ def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict
 
 def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     out = {}
+    offered = [len(shown_for(it, vec, settings).to_forget) for it in items]
+    out["offered"] = float(np.mean(offered)) if offered else 0.0
     for model in ("oracle", "careless"):
         hits = wanted = wrong = 0
         for it in items:
@@ -160,7 +162,7 @@ def strict_alone(settings: MemorySettings) -> MemorySettings:
     """The settings with recall and forgetting on their absolute distances alone."""
     from dataclasses import replace
     return replace(settings, recall_margin=1.0, near_distance=0.0, correction_near=0.0, correction_margin=1.0,
-                   forget_nearest=0.0)
+                   forget_nearest=0.0, forget_candidates=0.0)
 
 
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
@@ -270,8 +272,12 @@ def markdown(result: dict) -> str:
             f"{settings.near_margin} of it, at most {settings.near_limit}; for a message that reads as a correction, "
             "a shared word up to "
             f"{settings.correction_near} within {settings.correction_margin}, a kind of value in common counting as a "
-            f"shared word, and the nearest memory up to {settings.forget_nearest}), `forget.choose` (forget distance {settings.forget_distance}, or shown for a "
-            "shared word, or for a message that reads as a correction the customer's nearest memory) and "
+            f"shared word, and the nearest memory up to {settings.forget_nearest}; and, offered apart as what the "
+            f"correction may mean, never as facts, the memories within {settings.forget_candidates_margin} of the "
+            f"nearest up to {settings.forget_candidates}: *offered apart* is their mean per forget item, and they "
+            f"are not counted as shown), `forget.choose` (forget distance {settings.forget_distance}, or shown for a "
+            "shared word, or for a message that reads as a correction the customer's nearest memory or one "
+            "offered apart) and "
             f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_value_close} / "
             f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
             "out, one fact's words within the other's, the values, a change cue). *Own memories kept apart*: every two memories of one customer "
@@ -282,8 +288,8 @@ def markdown(result: dict) -> str:
             "deleted that the message did not mean. Dedup is code alone (no `updates` proposal). "
             "`python -m bench.memory_natural`.", "", TARGETS, ""]
     lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
-             "wrong deletions (oracle / careless) | dedup paraphrase merged | different kept apart | "
-             "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "wrong deletions (oracle / careless) | offered apart | dedup paraphrase merged | different kept apart | "
+             "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, r in result.items():
         if key == "ceiling":
             continue
@@ -295,6 +301,7 @@ def markdown(result: dict) -> str:
         lines.append(f"| {sp} | {lang} | {recalled} | "
                      f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
                      f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
+                     f"{fg['offered']:.2f} | "
                      f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
                      f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
     return "\n".join(head + lines + _ceiling_lines(result.get("ceiling"))) + "\n"

@@ -107,7 +107,8 @@ def prepare(svc: Services, site: Site, inp: ChatInput) -> PreparedTurn:
     prompt = build(pinned=packed.pinned, retrieved=packed.retrieved, history=[(p.message, p.reply) for p in past],
                    message=inp.message,
                    lang=inp.lang, page_title=inp.page_title, page_url=inp.page_url,
-                   lead_captured=inp.lead_captured, memories=recalled.lines())
+                   lead_captured=inp.lead_captured, memories=recalled.lines(),
+                   to_forget=recalled.forget_lines())
     request = ChatRequest(
         model=svc.model, system=prompt.system, system_tail=prompt.system_tail, messages=prompt.messages,
         max_tokens=cfg.max_tokens, schema=REPLY_SCHEMA, cache_key=f"rtac-{site.id}",

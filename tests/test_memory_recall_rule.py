@@ -36,7 +36,13 @@ def shown_for(message: str, memories: list[StoredMemory], lang: str = "en"):
 
 
 def contents(shown) -> list[str]:
-    return [m.content for m in shown.refs.values()]
+    """What is shown as what the message is about."""
+    return [m.content for m in shown.facts().values()]
+
+
+def offered(shown) -> list[str]:
+    """What is offered apart, as what a correction may mean."""
+    return [shown.refs[ref].content for ref in sorted(shown.to_forget)]
 
 
 def test_a_shared_word_shows_a_memory_beyond_the_strict_bound():
@@ -136,8 +142,27 @@ def test_a_correction_shows_every_memory_of_the_thing_it_names():
 def test_a_memory_shown_for_a_shared_word_can_be_forgotten_and_no_other():
     memories = [mem(0, "Owns a sailing boat.", 0.150), mem(1, "Has a dog called Muki.", 0.145)]
     told = shown_for("We sold the boat, forget it", memories)
-    assert list(told.refs) == ["m1"] and told.refs["m1"].content == "Owns a sailing boat."
-    assert choose(["m1", "m2"], told, **S.forget_bounds()) == ["m1"]  # m2 was never shown
+    assert list(told.refs) == ["m1", "m2"] and told.refs["m1"].content == "Owns a sailing boat."
+    assert told.to_forget == {"m2"}  # the dog: offered apart, as what the correction may mean
+    assert choose(["m3", "m1"], told, **S.forget_bounds()) == ["m1"]  # m3 was never shown
+    asked = shown_for("Can you store the boat?", memories)
+    assert contents(asked) == ["Owns a sailing boat."] and choose(["m2"], asked, **S.forget_bounds()) == []
+
+
+def test_a_correction_offers_the_customers_nearest_memories_apart_from_the_facts():
+    # "Рио я продал, сейчас езжу на служебной" lies 0.193 from "Ездит на Kia Rio 2018 года."
+    # (ru held-out split), 0.04 behind the nearest, and shares no word it can match.
+    memories = [mem(0, "Ездит на Kia Rio 2018 года.", 0.193), mem(1, "Хранит зимнюю резину в сервисе.", 0.156),
+                mem(2, "Платит картой.", 0.175), mem(3, "Живёт в Химках.", 0.240)]
+    told = shown_for("Рио я продал, сейчас езжу на служебной", memories, "ru")
+    assert contents(told) == [] and set(offered(told)) == {
+        "Ездит на Kia Rio 2018 года.", "Хранит зимнюю резину в сервисе.", "Платит картой."}
+    kia = next(ref for ref, m in told.refs.items() if m.id == 0)
+    assert choose([kia], told, **S.forget_bounds()) == [kia]
+    assert told.lines() == [] and len(told.forget_lines()) == 3
+    # The same memories, for a message that corrects nothing: none shown, none offered.
+    asked = shown_for("Сколько стоит замена масла?", memories, "ru")
+    assert asked.refs == {} and asked.forget_lines() == []
 
 
 def test_the_nearest_memory_beyond_the_forget_distance_only_for_a_correction():
@@ -147,8 +172,10 @@ def test_the_nearest_memory_beyond_the_forget_distance_only_for_a_correction():
     assert choose(["m1"], asked, **S.forget_bounds()) == []
     corrected = Recalled(refs={"m1": nearest}, distance={"m1": 0.134}, behind={"m1": 0.0}, correcting=True)
     assert choose(["m1"], corrected, **S.forget_bounds()) == ["m1"]
-    further = Recalled(refs={"m1": nearest}, distance={"m1": 0.145}, behind={"m1": 0.0}, correcting=True)
-    assert choose(["m1"], further, **S.forget_bounds()) == []  # beyond forget_nearest: never
+    further = Recalled(refs={"m1": nearest}, distance={"m1": 0.205}, behind={"m1": 0.0}, correcting=True)
+    assert choose(["m1"], further, **S.forget_bounds()) == []  # beyond forget_candidates: never
+    behind = Recalled(refs={"m1": nearest}, distance={"m1": 0.18}, behind={"m1": 0.06}, correcting=True)
+    assert choose(["m1"], behind, **S.forget_bounds()) == []  # too far behind the nearest
 
 
 def test_at_most_a_few_memories_are_shown_for_shared_words_nearest_first():
@@ -169,8 +196,8 @@ def test_a_correction_that_says_the_customer_moved_shows_where_they_live():
             ("Я переехала в Зеленоград", "Живёт в Химках.", "Заказывает ржаной хлеб.", "ru")]:
         memories = [mem(0, other, 0.151), mem(1, lives, 0.153)]
         shown = shown_for(message, memories, lang)
-        assert contents(shown) == [lives], message
-        assert choose(list(shown.refs), shown, **S.forget_bounds()) == ["m1"]
+        assert contents(shown) == [lives] and offered(shown) == [other], message
+        assert choose(list(shown.facts()), shown, **S.forget_bounds()) == ["m1"]
         # Where they live, for a question that corrects nothing: not shown.
         assert shown_for("kus te asute?" if lang == "et" else "?", memories, lang).refs == {}
 
@@ -187,4 +214,4 @@ def test_a_kind_of_value_most_candidates_state_does_not_count():
     # Every memory holds a count: "we'll be 6 now" says nothing about which one is meant.
     memories = [mem(i, text, 0.150 + i * 0.002) for i, text in enumerate(
         ["Has 4 employees.", "Orders 10 bottles of water a week.", "Has 2 vans.", "Rents 3 desks."])]
-    assert shown_for("we're 6 now", memories).refs == {}
+    assert shown_for("we're 6 now", memories).facts() == {}

@@ -8,9 +8,10 @@ distance; or shown for a telling word the message shares with it; or, when the
 customer's own message reads as a correction (a correction or change cue of its
 language, or a negation), the customer's nearest memory within a slightly looser
 bound (what a correction in the customer's own words is about is the memory nearest
-to it, even when a small model puts it a little further out). recall.py widens what
-is shown for such a message, so that the model can name it. Anything else is
-ignored. Deleted memories are read back to the customer in the same reply, worded by
+to it, even when a small model puts it a little further out), or one of the memories
+close behind the nearest that recall.py offered apart as what the correction may
+mean, within a looser bound still. recall.py widens what is shown for such a message,
+so that the model can name it. Anything else is ignored. Deleted memories are read back to the customer in the same reply, worded by
 code in the customer's language, and deletion is permanent.
 """
 from __future__ import annotations
@@ -42,36 +43,43 @@ def reads_as_correction(message: str, lang: str) -> bool:
 
 
 def close_enough(ref: str, recalled: Recalled, *, threshold: float, nearest: float = 0.0,
-                 nearest_margin: float = 0.0) -> bool:
+                 nearest_margin: float = 0.0, candidates: float = 0.0, candidates_margin: float = 0.0) -> bool:
     """Whether a shown memory is close enough to the customer's message to be what they meant."""
     d = recalled.distance[ref]
     if d <= threshold or ref in recalled.near:
         return True
-    # the customer's nearest memory without a shared word: only when their own words correct
-    return recalled.correcting and d <= nearest and recalled.behind.get(ref, 1.0) <= nearest_margin
+    if not recalled.correcting:
+        return False
+    # Only when the customer's own words correct: their nearest memory without a shared
+    # word, or one of the few close behind it that were offered as what they may mean.
+    behind = recalled.behind.get(ref, 1.0)
+    return (d <= nearest and behind <= nearest_margin) or (d <= candidates and behind <= candidates_margin)
 
 
 def choose(refs: list[str], recalled: Recalled, *, threshold: float, nearest: float = 0.0,
-           nearest_margin: float = 0.0, limit: int = MAX_FORGET) -> list[str]:
+           nearest_margin: float = 0.0, candidates: float = 0.0, candidates_margin: float = 0.0,
+           limit: int = MAX_FORGET) -> list[str]:
     """The refs code agrees to act on, in the order the model gave them. `threshold`:
     the strict forget distance; `nearest`: the looser bound for the customer's nearest
-    memory (within `nearest_margin` of it)."""
+    memory (within `nearest_margin` of it); `candidates`, `candidates_margin`: the bounds
+    of the memories offered apart for a correction."""
     chosen: list[str] = []
     for ref in refs:
         if len(chosen) == limit:
             break
         if ref in chosen or ref not in recalled.refs:
             continue  # a ref the model was not shown is ignored
-        if not close_enough(ref, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin):
+        if not close_enough(ref, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin,
+                            candidates=candidates, candidates_margin=candidates_margin):
             continue  # too far from what the customer said to be what they meant
         chosen.append(ref)
     return chosen
 
 
-def apply(store: MemoryStore, refs: list[str], recalled: Recalled, *, threshold: float, nearest: float = 0.0,
-          nearest_margin: float = 0.0) -> list[str]:
-    """Delete the chosen memories; return their contents, for `forgotten` and the readback."""
-    chosen = choose(refs, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin)
+def apply(store: MemoryStore, refs: list[str], recalled: Recalled, **bounds: float) -> list[str]:
+    """Delete the chosen memories (`bounds`: choose's); return their contents, for
+    `forgotten` and the readback."""
+    chosen = choose(refs, recalled, **bounds)
     memories = [recalled.refs[r] for r in chosen]
     store.delete([m.id for m in memories])
     return [m.content for m in memories]

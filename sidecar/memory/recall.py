@@ -15,14 +15,21 @@ memories), so every rule is relative to the customer's nearest memory as well:
   the customer's nearest memory up to a looser bound, so that it may be named;
 - kind: for such a message, a kind of value it shares with a memory counts as a
   shared word ("we'll be about 60 now" and "Expects about 90 guests.": a count; "I
-  moved to Tartu" and "Lives in Pärnu.": where they live; values.value_kinds).
+  moved to Tartu" and "Lives in Pärnu.": where they live; values.value_kinds);
+- candidate: for such a message, the customer's other memories close behind the
+  nearest, up to a looser bound, are offered apart (`Recalled.to_forget`, a block of
+  their own in the prompt) as what the correction may mean, never as facts for the
+  reply: a correction in the customer's own words ("Рио я продал, сейчас езжу на
+  служебной") often lies 0.15-0.20 from the memory it means, behind others and
+  sharing no word with it.
 
 A marginally related "fact" about a person is wrong, not merely unhelpful: fewer
 shown is better when they are the right ones. Tuned on bench/memory_natural.jsonl's
 tune split (bench/RESULTS.md, *Memory on natural speech*).
 
-Shown memories are listed one per line as `mN: content`, most important first,
-within a character budget, after the prompt's cache boundary. Only a shown memory
+Shown memories are listed one per line as `mN: content`, most important first (what
+is offered only as what a correction may mean after the rest), within a character
+budget, after the prompt's cache boundary. Only a shown memory
 can be forgotten (forget.py), within the forget bounds.
 """
 from __future__ import annotations
@@ -50,9 +57,18 @@ class Recalled:
     near: set[str] = field(default_factory=set)  # sharing a telling word with the message
     behind: dict[str, float] = field(default_factory=dict)  # how much further than the customer's nearest
     correcting: bool = False  # the message reads as a correction: forget.py may reach further
+    to_forget: set[str] = field(default_factory=set)  # offered only as what a correction may mean, not as facts
+
+    def facts(self) -> dict[str, StoredMemory]:
+        """The memories shown as what the message is about."""
+        return {ref: m for ref, m in self.refs.items() if ref not in self.to_forget}
 
     def lines(self) -> list[str]:
-        return [f"{ref}: {m.content}" for ref, m in self.refs.items()]
+        return [f"{ref}: {m.content}" for ref, m in self.facts().items()]
+
+    def forget_lines(self) -> list[str]:
+        """The customer's nearest memories a correction may mean, shown apart from the facts."""
+        return [f"{ref}: {m.content}" for ref, m in self.refs.items() if ref in self.to_forget]
 
 
 def distances(query: np.ndarray, memories: list[StoredMemory]) -> np.ndarray:
@@ -70,13 +86,15 @@ class Bounds:
     near: float = 0.0  # shown for a shared content word, up to this distance ...
     near_margin: float = 0.0  # ... within this much of the nearest
     nearest: float = 0.0  # the customer's nearest memory is shown up to this distance
+    candidates: float = 0.0  # offered apart, as what a correction may mean, up to this distance ...
+    candidates_margin: float = 0.0  # ... within this much of the nearest
     word_share: float = 1 / 3  # a shared word tells only when at most this share of the candidates has it
     word_limit: int = MAX_SHOWN  # at most this many shown for a shared word, nearest first
     correcting: bool = False  # the message reads as a correction (forget.reads_as_correction)
 
     @property
     def reach(self) -> float:
-        return max(self.strict, self.near, self.nearest)
+        return max(self.strict, self.near, self.nearest, self.candidates)
 
 
 def terms(text: str, lang: str) -> frozenset[str]:
@@ -93,7 +111,7 @@ def shared_terms(message: frozenset[str], memory: frozenset[str], lang: str) -> 
 
 def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
           b: Bounds) -> dict[int, tuple[str, bool]]:
-    """Row -> (why it is shown: "distance", "words" or "nearest"; whether it shares a
+    """Row -> (why it is shown: "distance", "words", "nearest" or "candidate"; whether it shares a
     telling word with the message), for the rows shown.
 
     `d`: the message's distance to every memory of the customer; `contents`: the
@@ -128,11 +146,19 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
             by_words += 1
         elif di <= b.nearest and behind <= 0.0:
             out[i] = ("nearest", False)
+        elif di <= b.candidates and behind <= b.candidates_margin:
+            out[i] = ("candidate", False)
     return out
 
 
 def _bounds(threshold: float, bounds: Bounds | None, near: float, near_margin: float) -> Bounds:
     return bounds if bounds is not None else Bounds(threshold, near=near, near_margin=near_margin)
+
+
+def _order(close: tuple) -> tuple:
+    """The facts first, most important and nearest first; what a correction may mean after them."""
+    dist, m, (reason, _) = close
+    return reason == "candidate", -m.importance, dist
 
 
 def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float = 0.0, budget: int = BUDGET_CHARS,
@@ -145,7 +171,7 @@ def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float 
     within = sorted((i for i in range(len(memories)) if d[i] <= b.reach), key=lambda i: d[i])[: limit * 2]
     why = about(d, {i: memories[i].content for i in within}, message, lang, b)
     close = [(float(d[i]), memories[i], reason) for i, reason in why.items()]
-    close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
+    close.sort(key=_order)
     out = shown(close, budget=budget, limit=limit, nearest=float(d.min()) if len(d) else 0.0)
     out.correcting = b.correcting
     return out
@@ -164,7 +190,7 @@ def recall_indexed(query: np.ndarray, index: MemoryIndex, fetch: Callable[[list[
     contents = {i: by_id[index.ids[i]].content for i in candidates if index.ids[i] in by_id}
     why = about(d, contents, message, lang, b)
     close = [(float(d[i]), by_id[index.ids[i]], reason) for i, reason in why.items()]
-    close.sort(key=lambda dm: (-dm[1].importance, dm[0]))
+    close.sort(key=_order)
     out = shown(close, budget=budget, limit=limit, nearest=float(d.min()) if len(d) else 0.0)
     out.correcting = b.correcting
     return out
@@ -183,5 +209,7 @@ def shown(close: list[tuple], *, budget: int, limit: int, nearest: float = 0.0) 
         out.behind[ref] = max(0.0, dist - nearest)
         if why and why[0][1]:
             out.near.add(ref)
+        if why and why[0][0] == "candidate":
+            out.to_forget.add(ref)
         used += len(m.content) + len(ref) + 2
     return out
