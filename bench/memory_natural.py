@@ -29,7 +29,10 @@ fresh split (dedup pairs and forget items only) was written after those choices 
 scored blind once; two later choices looked at its misses with the others' (a kind of
 value a correction shares with the memory it corrects; a fact with one word more
 restates). The fresh2 split (dedup, forget and recall items) was written before those
-two choices by writers who saw none of the rules, and is the blind one: never tuned on.
+two choices by writers who saw none of the rules and scored blind once; one later
+choice looked at its misses (the memories offered apart for a correction). The fresh3
+split (en, es and ko) was written the same way before that choice, and is the blind
+one: never tuned on.
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -182,6 +185,8 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
             "own": score_own(group, vec, strict)}
         for lang in LANGS + ("all",):
             group = [it for it in items if it["split"] == sp and (lang == "all" or it["lang"] == lang)]
+            if not group:
+                continue  # a split written in fewer languages
             by_type = defaultdict(list)
             for it in group:
                 by_type[it["type"]].append(it)
@@ -245,10 +250,12 @@ TARGETS = ("Targets (held-out and fresh splits): forget requests delete the memo
 def _per_language(split: str) -> str:
     """What a split holds per language, from the file itself: "36 dedup and 24 forget items"."""
     counts: dict[str, int] = defaultdict(int)
+    langs = set()
     for it in load():
         if it["split"] == split:
             counts[it["type"]] += 1
-    parts = [f"{n // len(LANGS)} {kind}" for kind, n in sorted(counts.items())]
+            langs.add(it["lang"])
+    parts = [f"{n // len(langs)} {kind}" for kind, n in sorted(counts.items())]
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + " items per language"
 
 
@@ -263,9 +270,12 @@ def markdown(result: dict) -> str:
             "written after those "
             f"choices ({_per_language('fresh')}), scored blind once, whose misses two later choices looked at "
             "together with the other splits' (a correction shares a kind of value with the memory it corrects; a "
-            "fact with one word more restates), so it is not blind either; and a fresh2 split, written before "
+            "fact with one word more restates), so it is not blind either; a fresh2 split, written before "
             "those two choices by writers who saw none of the rules "
-            f"({_per_language('fresh2')}), the blind one, scored once and never tuned on. "
+            f"({_per_language('fresh2')}), scored blind once, whose misses one later choice looked at together "
+            "with the other splits' (the memories offered apart for a correction); and a fresh3 split, written the "
+            f"same way before that choice, in en, es and ko ({_per_language('fresh3')}), the blind one, scored once "
+            "and never tuned on (with the choice left out, its forget hits were en 0.75, es 0.81, ko 0.94, all 0.83). "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
