@@ -109,12 +109,11 @@ def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict
 
 def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     out = {}
-    offered = [len(shown_for(it, vec, settings).to_forget) for it in items]
-    out["offered"] = float(np.mean(offered)) if offered else 0.0
+    shown = [shown_for(it, vec, settings) for it in items]
+    out["offered"] = float(np.mean([len(r.to_forget) for r in shown])) if shown else 0.0
     for model in ("oracle", "careless"):
         hits = wanted = wrong = 0
-        for it in items:
-            recalled = shown_for(it, vec, settings)
+        for it, recalled in zip(items, shown):
             by_index = {m.id: ref for ref, m in recalled.refs.items()}
             if model == "oracle":
                 refs = [by_index[i] for i in it["target"] if i in by_index]

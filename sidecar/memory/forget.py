@@ -42,35 +42,30 @@ def reads_as_correction(message: str, lang: str) -> bool:
             or bool(_change_cues(lang).search(message)) or bool(language.negation.search(message)))
 
 
-def close_enough(ref: str, recalled: Recalled, *, threshold: float, nearest: float = 0.0,
-                 nearest_margin: float = 0.0, candidates: float = 0.0, candidates_margin: float = 0.0) -> bool:
+def close_enough(ref: str, recalled: Recalled, *, threshold: float, candidates: float = 0.0,
+                 candidates_margin: float = 0.0) -> bool:
     """Whether a shown memory is close enough to the customer's message to be what they meant."""
     d = recalled.distance[ref]
     if d <= threshold or ref in recalled.near:
         return True
-    if not recalled.correcting:
-        return False
     # Only when the customer's own words correct: their nearest memory without a shared
     # word, or one of the few close behind it that were offered as what they may mean.
-    behind = recalled.behind.get(ref, 1.0)
-    return (d <= nearest and behind <= nearest_margin) or (d <= candidates and behind <= candidates_margin)
+    return recalled.correcting and d <= candidates and recalled.behind.get(ref, 1.0) <= candidates_margin
 
 
-def choose(refs: list[str], recalled: Recalled, *, threshold: float, nearest: float = 0.0,
-           nearest_margin: float = 0.0, candidates: float = 0.0, candidates_margin: float = 0.0,
-           limit: int = MAX_FORGET) -> list[str]:
+def choose(refs: list[str], recalled: Recalled, *, threshold: float, candidates: float = 0.0,
+           candidates_margin: float = 0.0, limit: int = MAX_FORGET) -> list[str]:
     """The refs code agrees to act on, in the order the model gave them. `threshold`:
-    the strict forget distance; `nearest`: the looser bound for the customer's nearest
-    memory (within `nearest_margin` of it); `candidates`, `candidates_margin`: the bounds
-    of the memories offered apart for a correction."""
+    the strict forget distance; `candidates`, `candidates_margin`: for a correction, the
+    looser bound and how far behind the customer's nearest memory it may lie."""
     chosen: list[str] = []
     for ref in refs:
         if len(chosen) == limit:
             break
         if ref in chosen or ref not in recalled.refs:
             continue  # a ref the model was not shown is ignored
-        if not close_enough(ref, recalled, threshold=threshold, nearest=nearest, nearest_margin=nearest_margin,
-                            candidates=candidates, candidates_margin=candidates_margin):
+        if not close_enough(ref, recalled, threshold=threshold, candidates=candidates,
+                            candidates_margin=candidates_margin):
             continue  # too far from what the customer said to be what they meant
         chosen.append(ref)
     return chosen

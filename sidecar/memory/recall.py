@@ -63,12 +63,12 @@ class Recalled:
         """The memories shown as what the message is about."""
         return {ref: m for ref, m in self.refs.items() if ref not in self.to_forget}
 
-    def lines(self) -> list[str]:
-        return [f"{ref}: {m.content}" for ref, m in self.facts().items()]
+    def lines(self, to_forget: bool = False) -> list[str]:
+        """The facts as `mN: content`; with `to_forget`, what is offered apart instead."""
+        return [f"{ref}: {m.content}" for ref, m in self.refs.items() if (ref in self.to_forget) == to_forget]
 
     def forget_lines(self) -> list[str]:
-        """The customer's nearest memories a correction may mean, shown apart from the facts."""
-        return [f"{ref}: {m.content}" for ref, m in self.refs.items() if ref in self.to_forget]
+        return self.lines(to_forget=True)
 
 
 def distances(query: np.ndarray, memories: list[StoredMemory]) -> np.ndarray:

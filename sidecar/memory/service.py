@@ -54,13 +54,12 @@ class MemorySettings:
     # A forget request lies at a median 0.121 from the fact it means; 0.125 keeps
     # precision at 0.957 (bench/memory_eval.jsonl). Beyond it a memory may be forgotten
     # when it was shown for a telling shared word, or, when the message reads as a
-    # correction (forget.py), when it is the customer's nearest memory (within
-    # `forget_nearest_margin` of it) up to `forget_nearest` (tune split: a forget request
+    # correction (forget.py), when it is the customer's nearest memory up to
+    # `forget_nearest`, shown as a fact (tune split: a forget request
     # in the customer's own words lies 0.12-0.14 from the memory it means when they
     # share no word).
     forget_distance: float = Config.memory_forget_distance  # RTAC_MEMORY_FORGET_DISTANCE
     forget_nearest: float = 0.14
-    forget_nearest_margin: float = 0.005
     # For such a message the memories within `forget_candidates_margin` of the nearest,
     # up to `forget_candidates`, are offered apart as what it may mean (never as facts
     # for the reply) and may be forgotten. On every forget item of the tune, held-out,
@@ -130,8 +129,8 @@ class MemorySettings:
 
     def forget_bounds(self) -> dict:
         """The bounds `forget.choose` applies to the refs a reply names."""
-        return dict(threshold=self.forget_distance, nearest=self.forget_nearest,
-                    nearest_margin=self.forget_nearest_margin, candidates=self.forget_candidates,
+        # The customer's nearest memory (up to `forget_nearest`) lies within these too.
+        return dict(threshold=self.forget_distance, candidates=max(self.forget_nearest, self.forget_candidates),
                     candidates_margin=self.forget_candidates_margin)
 
 
