@@ -96,6 +96,20 @@ def test_change_cues_and_correction_cues_read_as_a_correction_in_every_language(
         assert not reads_as_correction(message, lang), message  # "know" holds "now", not at a word's start
 
 
+def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
+    # No "forget", no "now": the request is in the verb ("got rid of", "quítalo"), in "old"
+    # or "new" next to the thing, or in the language's "instead" ("hoopis").
+    for message, lang in [("We got rid of the trailer in the spring", "en"), ("That's my old number, scrap it", "en"),
+                          ("Please correct the spelling of my surname", "en"), ("Nos hemos mudado a Alcorcón", "es"),
+                          ("Quítalo de la ficha, porfa", "es"), ("Исправьте, пожалуйста, фамилию", "ru"),
+                          ("Уберите мой рабочий телефон", "ru"), ("Parandage mu e-posti aadress", "et"),
+                          ("Allergia on hoopis kassi vastu", "et"), ("주소 수정해 주세요", "ko"), ("그건 옛날 주소예요", "ko")]:
+        assert reads_as_correction(message, lang), message
+    for message, lang in [("Can I book a new appointment for Friday?", "en"), ("¿Tenéis mi dirección?", "es"),
+                          ("Kas teil on minu aadress olemas?", "et"), ("제 주소 알고 계세요?", "ko")]:
+        assert not reads_as_correction(message, lang), message
+
+
 def test_a_message_that_reads_as_a_correction_widens_what_may_be_named():
     memories = [mem(0, "Has a sailing boat.", 0.190)]  # a shared word, beyond the usual 0.18
     correcting = "We don't have the boat any more"

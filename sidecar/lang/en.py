@@ -111,6 +111,15 @@ LANGUAGE = Language(
         "wrong", "that's wrong", "that is wrong", "not true", "not true any more", "not true anymore",
         "no longer", "not any more", "not anymore", "isn't right", "not correct", "incorrect",
         "you're mixing me up", "that's not me", "outdated", "out of date",
+        # How people really ask to drop or fix a fact: "scratch that", "got rid of the van",
+        # "that's my old number".
+        "scratch that", "scratch it", "scrap that", "scrap it", "strike that", "cross that off",
+        "cross it off", "take that off", "take it off", "off your list", "off your records",
+        "get rid of", "got rid of", "getting rid of", "don't need that", "dont need that",
+        "do not need that", "no need for that", "please correct", "correct that", "update that",
+        "update your", "not the case", "was stolen", "got stolen", "got nicked", "was nicked",
+        "is dead", "old number", "old address", "old email", "new number", "new address",
+        "new email", "my ex", "not mine",
     ),
     change_cues=(
         "now", "these days", "any more", "anymore", "instead", "actually", "moved", "sold", "changed",

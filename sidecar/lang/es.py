@@ -90,6 +90,16 @@ LANGUAGE = Language(
         "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine", "ya no",
         "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
         "me confunde con otra persona", "desactualizado",
+        # Cómo se pide de verdad: "nos hemos mudado", "quítalo", "el número viejo".
+        "quítalo", "quítelo", "quitadlo", "quitar eso", "bórralo", "bórrelo", "borradlo", "táchalo",
+        "no hace falta", "corrige", "corrija", "corregid", "actualiza", "actualice", "actualizad",
+        "no es así", "nos hemos mudado", "me he mudado", "se ha mudado", "se mudó", "se mudaron",
+        "nos hemos pasado", "me he pasado", "nos pasamos a", "me pasé a", "se ha pasado",
+        "va a otro", "vamos a otro", "voy a otro", "dirección vieja", "dirección antigua",
+        "antigua dirección", "número viejo", "número antiguo", "antiguo número", "número nuevo",
+        "nuevo número", "nueva dirección", "dirección nueva", "me lo robaron", "nos lo robaron",
+        "me la robaron", "nos la robaron", "ha muerto", "falleció", "hemos recortado",
+        "hemos reducido", "al final seremos", "ahora seremos",
     ),
     change_cues=(
         "ahora", "al final", "en realidad", "en vez de", "vendí", "vendimos", "vendido", "dejé",

@@ -103,6 +103,10 @@ LANGUAGE = Language(
         "unusta", "unustage", "unusta ära", "kustuta", "kustutage", "eemalda", "enam ei", "ei ole enam",
         "pole enam", "see pole õige", "see ei ole õige", "see pole tõsi", "vale", "valesti", "ei vasta tõele",
         "aegunud",
+        # Kuidas päriselt palutakse: "parandage", "hoopis", "vana number".
+        "paranda", "parandage", "uuenda", "uuendage", "muutke", "hoopis", "polegi", "ei olegi",
+        "pole vaja", "ei ole vaja", "ei vaja enam", "vana number", "vana aadress", "uus number",
+        "uus aadress", "varastati", "varastasid", "ära visanud", "pole meie", "pole minu",
     ),
     change_cues=(
         "nüüd", "enam", "tegelikult", "asemel", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
