@@ -146,14 +146,16 @@ def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
 
 def score_own(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     """Every two memories of one customer (recall and forget items) are different facts by
-    construction: the share of such pairs within the dedup distance that dedup keeps apart."""
+    construction: the share of such pairs within the dedup distance (or the farther reach of
+    a change of where they live or of a contact) that dedup keeps apart."""
     from itertools import permutations
     kept = n = 0
+    reach = max(settings.dedup_distance, settings.dedup_changed)
     for memories in {tuple(it["memories"]): it["lang"] for it in items if "memories" in it}.items():
         (texts, lang) = memories
         for old, new in permutations(texts, 2):
             distance = float(1.0 - vec[old] @ vec[new])
-            if distance > settings.dedup_distance:
+            if distance > reach:
                 continue
             n += 1
             kept += not extract.decide_same(new, vec[new], old, vec[old], lang, bands=settings.dedup_bands())

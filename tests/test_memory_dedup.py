@@ -34,8 +34,13 @@ BANDS = MemorySettings().dedup_bands()
     ("Tellib nisujahu.", "Tellib speltajahu.", 0.065, "et", "new"),
     ("Correo personal: lucia.gomez@gmail.com.", "Correo del trabajo: lgomez@ceramicasur.es.", 0.063, "es", "new"),
     ("Runs a bakery in Tartu.", "The bakery in Tartu delivers bread.", 0.058, "en", "new"),  # a detail added
-    # beyond the outer band nothing merges, a change cue or not
+    # beyond the outer band nothing merges, a change cue or not ...
     ("Drives a Nissan Leaf.", "Now drives a Honda Jazz.", 0.130, "en", "new"),
+    # ... but where they live: a change of it replaces the old one, up to the change band
+    ("Lives in Bristol.", "Has moved to Cardiff.", 0.170, "en", "updates"),
+    ("Vive en Valencia.", "Se ha mudado a Alicante.", 0.127, "es", "updates"),
+    ("Lives in Bristol.", "Her mother lives in Cardiff.", 0.177, "en", "new"),  # no change said
+    ("Lives in Bristol.", "Has moved to Cardiff.", 0.190, "en", "new"),  # beyond the change band
 ])
 def test_code_alone_decides(old, new, distance, lang, outcome):
     assert decide(new, old, distance, lang, BANDS) == outcome

@@ -23,7 +23,8 @@ natural set lie within 0.13, but so do different things that look alike (from
   itself that it replaces something;
 - distance bands: the closer the pair, the less overlap it needs.
 
-The rule (decide): beyond `outer` nothing merges, within `same` everything does
+The rule (decide): beyond `outer` nothing merges (but for a change of something a
+customer has one of at a time, below), within `same` everything does
 ("Has two kids." / "Has two children.": no word in common, 0.003 apart). Between,
 facts naming the same things (every thing word of each in the other) merge when they
 state the same values, when their values are contact details of one kind (a new
@@ -35,7 +36,10 @@ Focus." / "Has a Ford Focus from 2018."). A new fact that says it is a
 change merges with its nearest; so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
-language's names says so). Anything else is kept apart, however close: "Home
+language's names says so). A new fact that says it is a change of where the customer lives, of their phone or
+of their e-mail replaces a stored fact of that kind up to `changed`, beyond `outer`:
+"Has moved to Cardiff." lies 0.17 from "Lives in Bristol.", and a customer lives in
+one place at a time. Anything else is kept apart, however close: "Home
 insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
 close as most paraphrases, and merging would overwrite a true fact, while keeping two
 costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
@@ -58,7 +62,7 @@ from typing import Iterable, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
-from .values import Values, blank_spans, capitalised_names
+from .values import Values, blank_spans, capitalised_names, value_kinds
 from .words import HANGUL, ko_stem, stems_match
 
 _DIGIT = re.compile(r"\d")
@@ -217,11 +221,21 @@ class Bands:
     value_close: float = 0.0  # the same words, one value changed
     same: float = 0.0  # within this distance the two say the same, whatever their words
     contained: float = 0.0  # the same values, and one fact's words all in the other
+    changed: float = 0.0  # beyond `outer`: a change of where they live or of a contact, up to this
+
+
+# A customer has one of each of these at a time: a fact saying it changed one replaces
+# the stored one, however differently it is put ("Lives in Bristol." / "Has moved to
+# Cardiff.", 0.17 apart).
+_ONE_AT_A_TIME = frozenset({"residence", "phone", "email"})
 
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     if distance > bands.outer:
+        if distance <= bands.changed and slots(new, lang).changes and \
+                value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME:
+            return "updates"
         return "new"
     if distance <= bands.same:
         return "restates"
