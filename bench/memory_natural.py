@@ -53,7 +53,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def load(path: Path = PATH) -> list[dict]:
