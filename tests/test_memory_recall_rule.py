@@ -179,6 +179,18 @@ def test_a_correction_offers_the_customers_nearest_memories_apart_from_the_facts
     assert asked.refs == {} and asked.forget_lines() == []
 
 
+def test_a_long_correction_reaches_the_memory_it_means_a_little_further_out():
+    # A message about two things ("we lost our old boy in august ... take him off our file")
+    # lies 0.20-0.23 from each memory it means, a few hundredths behind the nearest.
+    memories = [mem(0, "Wants appointment reminders by email.", 0.185), mem(1, "Has an elderly tabby cat called Mr Whiskers.", 0.215),
+                mem(2, "Mr Whiskers takes thyroid tablets every day.", 0.228), mem(3, "Has a golden retriever called Bramble.", 0.262)]
+    told = shown_for("sadly we lost our old boy in august, please take him off our file", memories)
+    assert set(offered(told)) >= {"Has an elderly tabby cat called Mr Whiskers.", "Mr Whiskers takes thyroid tablets every day."}
+    assert "Has a golden retriever called Bramble." not in offered(told) + contents(told)  # too far behind
+    by_id = {m.id: ref for ref, m in told.refs.items()}
+    assert choose([by_id[1], by_id[2]], told, **S.forget_bounds()) == [by_id[1], by_id[2]]
+
+
 def test_the_nearest_memory_beyond_the_forget_distance_only_for_a_correction():
     from sidecar.memory.recall import Recalled
     nearest = mem(0, "Paadikoht on Haapsalu sadamas, nr 14.", 0.134)
@@ -186,9 +198,9 @@ def test_the_nearest_memory_beyond_the_forget_distance_only_for_a_correction():
     assert choose(["m1"], asked, **S.forget_bounds()) == []
     corrected = Recalled(refs={"m1": nearest}, distance={"m1": 0.134}, behind={"m1": 0.0}, correcting=True)
     assert choose(["m1"], corrected, **S.forget_bounds()) == ["m1"]
-    further = Recalled(refs={"m1": nearest}, distance={"m1": 0.205}, behind={"m1": 0.0}, correcting=True)
+    further = Recalled(refs={"m1": nearest}, distance={"m1": 0.245}, behind={"m1": 0.0}, correcting=True)
     assert choose(["m1"], further, **S.forget_bounds()) == []  # beyond forget_candidates: never
-    behind = Recalled(refs={"m1": nearest}, distance={"m1": 0.18}, behind={"m1": 0.06}, correcting=True)
+    behind = Recalled(refs={"m1": nearest}, distance={"m1": 0.18}, behind={"m1": 0.08}, correcting=True)
     assert choose(["m1"], behind, **S.forget_bounds()) == []  # too far behind the nearest
 
 
