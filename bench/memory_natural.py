@@ -31,8 +31,13 @@ value a correction shares with the memory it corrects; a fact with one word more
 restates). The fresh2 split (dedup, forget and recall items) was written before those
 two choices by writers who saw none of the rules and scored blind once; one later
 choice looked at its misses (the memories offered apart for a correction). The fresh3
-split was written the same way before that choice, and is the blind
-one: never tuned on.
+split was written the same way before that choice and scored blind once; two later
+choices looked at its misses (everyday correction cues; a change of where the customer
+lives or of a contact replaces further out). The fresh4 split was written before those
+and scored blind once; one later choice looked at its misses (the memories offered apart
+reach further). The fresh5 split was written before that choice, and is the blind one:
+scored once, never tuned on. Items that repeat an earlier split's exactly are left out
+of a later one.
 """
 from __future__ import annotations
 
@@ -53,7 +58,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -274,9 +279,15 @@ def markdown(result: dict) -> str:
             "fact with one word more restates), so it is not blind either; a fresh2 split, written before "
             "those two choices by writers who saw none of the rules "
             f"({_per_language('fresh2')}), scored blind once, whose misses one later choice looked at together "
-            "with the other splits' (the memories offered apart for a correction); and a fresh3 split, written the "
-            f"same way before that choice ({_per_language('fresh3')}), the blind one, scored once "
-            "and never tuned on (with the choice left out, its forget hits were en 0.75, ru 0.88, es 0.81, et 0.94, ko 0.94). "
+            "with the other splits' (the memories offered apart for a correction); a fresh3 split, written the "
+            f"same way before that choice ({_per_language('fresh3')}), scored blind once, whose misses two later "
+            "choices looked at (everyday correction cues; a change of where the customer lives or of a contact "
+            "replaces further out); a fresh4 split, written the same way before those two "
+            f"({_per_language('fresh4')}), scored blind once, whose misses "
+            "one later choice looked at (the memories offered apart reach further); and a fresh5 split, written "
+            f"the same way before that choice ({_per_language('fresh5')}), the blind one, "
+            "scored once and never tuned on; a later split leaves out the items that repeat an earlier one's "
+            "exactly (5 in fresh4, 7 in fresh5, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
@@ -291,8 +302,11 @@ def markdown(result: dict) -> str:
             "offered apart) and "
             f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_value_close} / "
             f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
-            "out, one fact's words within the other's, the values, a change cue). *Own memories kept apart*: every two memories of one customer "
-            "(recall and forget items) are different facts, so of those pairs within the dedup distance, the share "
+            "out, one fact's words within the other's, the values, a change cue; and up to "
+            f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail). "
+            "*Own memories kept apart*: every two memories of one customer "
+            "(recall and forget items) are different facts, so of those pairs within the dedup distance (or the "
+            f"change reach, {settings.dedup_changed}), the share "
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "

@@ -191,6 +191,18 @@ def test_a_long_correction_reaches_the_memory_it_means_a_little_further_out():
     assert choose([by_id[1], by_id[2]], told, **S.forget_bounds()) == [by_id[1], by_id[2]]
 
 
+def test_memories_only_offered_apart_do_not_change_which_words_tell():
+    # Every memory that may be shown as a fact has the customer's own name, so the name
+    # tells nothing; four more memories further out, offered apart, must not make it tell.
+    near = [mem(0, "Caroline likes jazz.", 0.150), mem(1, "Caroline paints sunsets.", 0.170),
+            mem(2, "Caroline has a cat.", 0.180)]
+    further = [mem(3 + k, text, 0.205 + 0.004 * k) for k, text in enumerate(
+        ["Runs on Sundays.", "Pays by card.", "Prefers mornings.", "Drives a van."])]
+    told = shown_for("Caroline sold the house", near + further)
+    assert contents(told) == []
+    assert len(offered(told)) == 7
+
+
 def test_the_nearest_memory_beyond_the_forget_distance_only_for_a_correction():
     from sidecar.memory.recall import Recalled
     nearest = mem(0, "Paadikoht on Haapsalu sadamas, nr 14.", 0.134)

@@ -120,11 +120,14 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
         return {}
     nearest = float(d.min())
     words = terms(message, lang)
-    shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in contents.items()} if words else {}
+    # Which words tell is judged among the memories that may be shown as facts; those only
+    # offered apart, further out, leave it as it is.
+    judged = {i: text for i, text in contents.items() if d[i] <= max(b.strict, b.near, b.nearest)}
+    shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in judged.items()} if words else {}
     kinds = value_kinds(message, lang) if b.correcting else frozenset()
     if kinds:
         # A correction names the new value, the memory holds the old one: they share its kind.
-        for i, text in contents.items():
+        for i, text in judged.items():
             shared[i] = shared.get(i, set()) | {f"#{k}" for k in kinds & value_kinds(text, lang)}
     # A word many of the candidates share (the customer's own name, their company's)
     # says nothing about which one the message means: it counts only when few have it
@@ -133,7 +136,7 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
     for found in shared.values():
         for w in found:
             df[w] = df.get(w, 0) + 1
-    common = max(2, int(np.ceil(len(contents) * b.word_share)))
+    common = max(2, int(np.ceil(len(judged) * b.word_share)))
     out: dict[int, tuple[str, bool]] = {}
     by_words = 0
     for i in sorted(contents, key=lambda i: d[i]):
