@@ -255,3 +255,11 @@ def test_a_4000_character_message_is_checked_quickly():
     for _ in range(100):
         check("Sells road bikes and does repairs on weekdays.", said, "en")
     assert (time.perf_counter() - t0) / 100 < 0.005  # the customer's side is analysed once
+
+
+def test_a_third_person_verb_is_the_verb_the_customer_used_not_a_plural_noun():
+    # "lives" and "leaves" in a fact are mostly verbs ("Lives in Bristol."), so they are
+    # stemmed like "live" and "leave", not folded into "life" and "leaf".
+    _ok("Lives in Bristol.", "I live in Bristol.", "en")
+    _ok("Leaves the bike with us on Fridays.", "I leave the bike with you on Fridays", "en")
+    _rejected("Lives in Bristol.", "I work in Bristol.", "en", "content", "lives")

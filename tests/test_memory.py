@@ -318,6 +318,16 @@ def test_without_a_proposal_code_alone_merges_a_restatement_in_other_words(clien
     assert [m.content for m in c.memories(engine, site)] == ["Has two kids."]
 
 
+def test_without_a_proposal_a_move_replaces_where_the_customer_lives(client, fake, svc, engine, site):
+    # "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.", beyond the dedup distance:
+    # a customer lives in one place at a time, so code alone replaces it.
+    c = Customer(client, fake, svc, "v-move")
+    c.says("I live in Bristol.", said(("fact", "Lives in Bristol.", None, 3)))
+    c.says("Our cat is called Pepper.", said(("fact", "Has a cat called Pepper.", None, 2)))
+    c.says("We've moved to Cardiff now.", said(("fact", "Has moved to Cardiff.", None, 3)))
+    assert sorted(m.content for m in c.memories(engine, site)) == ["Has a cat called Pepper.", "Has moved to Cardiff."]
+
+
 def test_a_proposal_for_a_memory_that_is_another_thing_or_was_not_shown_is_refused(client, fake, svc, engine, site):
     c = Customer(client, fake, svc, "v-boat")
     c.says("I own a sailing boat.", said(("fact", "Owns a sailing boat.", None, 3)))
