@@ -25,6 +25,8 @@ BANDS = MemorySettings().dedup_bands()
     ("아르바이트생이 4명 있음.", "아르바이트생이 6명 있음.", 0.036, "ko", "updates"),
     ("Insurance renewal is in May.", "Insurance renewal is in June.", 0.080, "en", "updates"),
     ("Телефон: +7 912 345-67-89.", "Телефон: +7 922 101-20-30.", 0.099, "ru", "updates"),
+    # a contact's label names no thing: "teléfono" and "número de móvil" are one phone
+    ("Su teléfono es el 612 345 678.", "Su número de móvil es el 655 908 211.", 0.077, "es", "updates"),
     # the new fact says itself that it is a change
     ("Uses Sage for bookkeeping.", "Switched to Xero for bookkeeping.", 0.102, "en", "updates"),
     ("Ипотека в Сбере.", "Ипотека теперь в ВТБ после рефинансирования.", 0.114, "ru", "updates"),

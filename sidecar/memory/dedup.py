@@ -16,7 +16,8 @@ natural set lie within 0.13, but so do different things that look alike (from
   of the same kind within its distance bound); without it, code alone decides:
 - value slots: the values a fact states (values.py: numbers, dates, e-mails, phones,
   URLs; and the language's value words: months, weekdays, channels) are taken out;
-  the rest are its thing words, stemmed, framing words removed;
+  the rest are its thing words, stemmed, framing words removed (and, in a fact that
+  states a phone or an e-mail, the language's words for one: "teléfono", "móvil");
 - word overlap: the share of each fact's thing words the other has (the grounding
   check's stem tolerance), the smaller of the two;
 - a change cue in the new fact ("now", "switched to", "теперь", "바뀜"): it says
@@ -156,11 +157,24 @@ def slots(text: str, lang: str) -> Slots:
     name_words = _long(_thing_words(_fold(" ".join(names)), lang), lang) if names else ()
     every = tuple(_thing_words(blank_spans(folded, found.spans), lang))
     words = _long(every, lang)
+    if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
+        labels = _contact_labels(lang, contacts)
+        words = tuple(w for w in words if w not in labels)
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
     return Slots(words, frozenset(values), contacts, date, bool(change and change.search(text)), name_words, rest,
                  naming, every)
+
+
+@lru_cache(maxsize=64)
+def _contact_labels(lang: str, kinds: frozenset[str]) -> frozenset[str]:
+    """The language's words for a contact of these kinds ("teléfono", "móvil", "número"), as
+    thing words: a fact stating a phone number says which number by its value, not its label."""
+    own = languages.find(lang)
+    if own is None:
+        return frozenset()
+    return frozenset(w for kind in kinds for label in own.contact_labels.get(kind, ()) for w in _words(_fold(label), lang))
 
 
 def thing_words(text: str, lang: str) -> list[str]:
