@@ -43,6 +43,9 @@ BANDS = MemorySettings().dedup_bands()
     ("Vive en Valencia.", "Se ha mudado a Alicante.", 0.127, "es", "updates"),
     ("Lives in Bristol.", "Her mother lives in Cardiff.", 0.177, "en", "new"),  # no change said
     ("Lives in Bristol.", "Has moved to Cardiff.", 0.190, "en", "new"),  # beyond the change band
+    # a "new" phone number says itself that it replaces the old one
+    ("Телефон: +7 916 234-56-78.", "Новый номер телефона: +7 926 111-22-33.", 0.124, "ru", "updates"),
+    ("Telefoninumber on 5123 4567.", "Uus telefoninumber on 5899 0012.", 0.093, "et", "updates"),
 ])
 def test_code_alone_decides(old, new, distance, lang, outcome):
     assert decide(new, old, distance, lang, BANDS) == outcome

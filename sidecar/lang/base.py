@@ -157,6 +157,11 @@ class Language:
     Lasnamäel."): sidecar.memory.values.value_kinds names both "residence"."""
 
     # --- memory: dedup --------------------------------------------------------------
+    new_words: tuple[str, ...]
+    """Words and stems that call a phone or an e-mail a new one ("new", "новый", "uus"),
+    found at the start of a word: a fact stating a contact so says it replaces the old
+    one ("New phone number: …"). Dedup only: a message about "a new appointment" is no
+    correction."""
     value_labels: tuple[str, ...]
     """Words naming the value an attribute takes (months, weekdays, times of day,
     contact channels): two facts that differ only in these state a changed value.

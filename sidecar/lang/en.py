@@ -129,6 +129,7 @@ LANGUAGE = Language(
         "recovered", "healed", "cured",
     ),
     residence_words=words("lives live living lived moved move moving relocat based resid"),
+    new_words=words("new"),
     value_labels=words("""
         january february march april may june july august september october november december
         monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening

@@ -113,6 +113,7 @@ LANGUAGE = Language(
     residence_words=words("""
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
     """),
+    new_words=words("nuev"),
     value_labels=words("""
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
         lunes martes miércoles jueves viernes sábado domingo mañana tarde noche

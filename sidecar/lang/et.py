@@ -114,6 +114,7 @@ LANGUAGE = Language(
         "varem", "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
+    new_words=words("uus uue uut"),
     value_labels=words("""
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
         esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu

@@ -126,6 +126,7 @@ LANGUAGE = Language(
         "예전", "전에는", "더는", "그만뒀", "정리했", "폐업", "나았",
     ),
     residence_words=words("거주 이사 살고 살아 살며 삽니다 사는 살았 이주"),
+    new_words=("새 ", "새로운", "새번호"),
     value_labels=words("월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡"),
     # Words are compared with their endings stripped, not stemmed together: nothing
     # folds two people into one word.

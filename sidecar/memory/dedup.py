@@ -20,7 +20,8 @@ natural set lie within 0.13, but so do different things that look alike (from
   states a phone or an e-mail, the language's words for one: "teléfono", "móvil");
 - word overlap: the share of each fact's thing words the other has (the grounding
   check's stem tolerance), the smaller of the two;
-- a change cue in the new fact ("now", "switched to", "теперь", "바뀜"): it says
+- a change cue in the new fact ("now", "switched to", "теперь", "바뀜"), or, in a fact
+  stating a phone or an e-mail, a word calling it new ("New phone number: …"): it says
   itself that it replaces something;
 - distance bands: the closer the pair, the less overlap it needs.
 
@@ -83,6 +84,7 @@ class _Lists(NamedTuple):
     values: tuple[str, ...]
     change: re.Pattern[str] | None
     name_labels: tuple[str, ...]
+    new: re.Pattern[str] | None
 
 
 @lru_cache(maxsize=64)
@@ -92,11 +94,12 @@ def _lists(lang: str) -> _Lists:
     change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists((), frozenset(), (), None, ())
+        return _Lists((), frozenset(), (), None, (), None)
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
-    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels)
+    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels,
+                  languages.word_starts(own.new_words))
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -137,7 +140,7 @@ class Slots:
     values: frozenset[str]  # every value, canonical ("4", "M5", an e-mail, a phone's digits)
     contacts: frozenset[str]  # the kinds of contact value it states: "email", "phone", "url"
     date: bool  # its one value is a month or a weekday ("renews in May")
-    changes: bool  # it says itself that something changed ("now", "switched to")
+    changes: bool  # it says itself that something changed ("now", "switched to", a "new" phone)
     names: tuple[str, ...]  # the capitalised names it states, as thing words
     rest: tuple[str, ...]  # its thing words without them
     naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
@@ -151,7 +154,8 @@ def slots(text: str, lang: str) -> Slots:
     values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
     values |= {"/".join(sorted(alts[0])) for _, alts in found.numbers if alts}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
-    change = _lists(lang).change
+    change, new = _lists(lang).change, _lists(lang).new
+    changes = bool(change and change.search(text)) or bool(contacts and new and new.search(text))
     date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     name_words = _long(_thing_words(_fold(" ".join(names)), lang), lang) if names else ()
@@ -163,8 +167,7 @@ def slots(text: str, lang: str) -> Slots:
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
-    return Slots(words, frozenset(values), contacts, date, bool(change and change.search(text)), name_words, rest,
-                 naming, every)
+    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every)
 
 
 @lru_cache(maxsize=64)
