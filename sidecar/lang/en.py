@@ -115,11 +115,10 @@ LANGUAGE = Language(
         # "that's my old number".
         "scratch that", "scratch it", "scrap that", "scrap it", "strike that", "cross that off",
         "cross it off", "take that off", "take it off", "off your list", "off your records",
-        "get rid of", "got rid of", "getting rid of", "don't need that", "dont need that",
-        "do not need that", "no need for that", "please correct", "correct that", "update that",
-        "update your", "not the case", "was stolen", "got stolen", "got nicked", "was nicked",
-        "is dead", "old number", "old address", "old email", "new number", "new address",
-        "new email", "my ex", "not mine",
+        "get rid of", "got rid of", "getting rid of", "dont need that", "please correct",
+        "correct that", "update that", "update your", "was stolen", "got stolen", "got nicked",
+        "was nicked", "is dead", "old number", "old address", "old email", "new number", "new address",
+        "new email", "my ex",
     ),
     change_cues=(
         "now", "these days", "any more", "anymore", "instead", "actually", "moved", "sold", "changed",

@@ -104,9 +104,8 @@ LANGUAGE = Language(
         "pole enam", "see pole õige", "see ei ole õige", "see pole tõsi", "vale", "valesti", "ei vasta tõele",
         "aegunud",
         # Kuidas päriselt palutakse: "parandage", "hoopis", "vana number".
-        "paranda", "parandage", "uuenda", "uuendage", "muutke", "hoopis", "polegi", "ei olegi",
-        "pole vaja", "ei ole vaja", "ei vaja enam", "vana number", "vana aadress", "uus number",
-        "uus aadress", "varastati", "varastasid", "ära visanud", "pole meie", "pole minu",
+        "paranda", "uuenda", "muutke", "hoopis", "polegi", "vana number", "vana aadress", "uus number",
+        "uus aadress", "varastati", "varastasid",
     ),
     change_cues=(
         "nüüd", "enam", "tegelikult", "asemel", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",

@@ -65,7 +65,7 @@ from typing import Iterable, NamedTuple
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, blank_spans, capitalised_names, value_kinds
-from .words import HANGUL, ko_stem, stems_match
+from .words import HANGUL, ko_stem, label_words, stems_match
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -162,22 +162,12 @@ def slots(text: str, lang: str) -> Slots:
     every = tuple(_thing_words(blank_spans(folded, found.spans), lang))
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
-        labels = _contact_labels(lang, contacts)
-        words = tuple(w for w in words if w not in labels)
+        contact_words = label_words(contacts, lang)
+        words = tuple(w for w in words if w not in contact_words)
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every)
-
-
-@lru_cache(maxsize=64)
-def _contact_labels(lang: str, kinds: frozenset[str]) -> frozenset[str]:
-    """The language's words for a contact of these kinds ("teléfono", "móvil", "número"), as
-    thing words: a fact stating a phone number says which number by its value, not its label."""
-    own = languages.find(lang)
-    if own is None:
-        return frozenset()
-    return frozenset(w for kind in kinds for label in own.contact_labels.get(kind, ()) for w in _words(_fold(label), lang))
 
 
 def thing_words(text: str, lang: str) -> list[str]:
