@@ -141,7 +141,7 @@ class Language:
     ("하지 않아요")."""
     correction_cues: tuple[str, ...]
     """Words and phrases a customer uses to say a remembered thing is wrong or should
-    be forgotten ("forget", "no longer", "забудь"), found anywhere in the message. With
+    be forgotten ("forget", "no longer", "забудь"), found at the start of a word. With
     change_cues and the negation they tell sidecar.memory.forget that a message may be
     a correction, which widens the memories the model is shown and may name."""
     change_cues: tuple[str, ...]

@@ -27,8 +27,10 @@ MAX_FORGET = 3
 
 
 @lru_cache(maxsize=16)
-def _change_cues(lang: str) -> re.Pattern[str]:
-    return languages.word_starts(languages.get(lang).change_cues)
+def _cues(lang: str) -> re.Pattern[str]:
+    # At the start of a word, so that "не надо" is not found in "к весне надо".
+    language = languages.get(lang)
+    return languages.word_starts(language.correction_cues + language.change_cues)
 
 
 def reads_as_correction(message: str, lang: str) -> bool:
@@ -36,10 +38,7 @@ def reads_as_correction(message: str, lang: str) -> bool:
     cue of the language ("forget", "больше не"), a change cue ("now", "sold",
     "теперь") or a negation. A rough signal: it only widens which memories the model is
     shown and may name; the model still decides, code still bounds."""
-    language = languages.get(lang)
-    folded = message.casefold()
-    return (any(cue.casefold() in folded for cue in language.correction_cues)
-            or bool(_change_cues(lang).search(message)) or bool(language.negation.search(message)))
+    return bool(_cues(lang).search(message)) or bool(languages.get(lang).negation.search(message))
 
 
 def close_enough(ref: str, recalled: Recalled, *, threshold: float, candidates: float = 0.0,
