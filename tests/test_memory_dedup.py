@@ -96,3 +96,24 @@ def test_a_changed_value_said_with_one_word_more_replaces_the_old_one():
     # Two e-mails of two kinds: each has a word the other lacks.
     assert decide("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", 0.063,
                   "es", BANDS) == "new"
+
+
+def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_one():
+    # Facts are written in the third person or, in Korean, the plain written style, so the
+    # verb that says "changed" is the fact's own: "옮겼다" (moved it), "Vahetas" (swapped),
+    # "перевели" (moved her up), "Han subido" (they raised).
+    for old, new, distance, lang in [
+            ("강아지 정기 검진은 5월에 받는다.", "강아지 정기 검진을 6월로 옮겼다.", 0.031, "ko"),
+            ("혈압약으로 암로디핀을 복용한다.", "혈압약이 로사르탄으로 변경됐다.", 0.090, "ko"),
+            ("Korteri välisuksel on Abloy lukk.", "Vahetas korteriukse Abloy luku Mul-T-Locki vastu.", 0.072, "et"),
+            ("Rattahooldus on plaanitud aprilliks.", "Rattahoolduse aeg lükati maikuusse.", 0.075, "et"),
+            ("Дочка ходит в среднюю группу.", "Дочку перевели в старшую группу.", 0.051, "ru"),
+            ("El presupuesto del banquete es de 60 € por cubierto.",
+             "Han subido el presupuesto del banquete a 75 € por cubierto.", 0.049, "es")]:
+        assert decide(new, old, distance, lang, BANDS) == "updates", new
+
+
+def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
+    # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
+    assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"
+    assert decide("모닝은 6개월마다 엔진오일을 교체함.", "카니발은 6개월마다 엔진오일을 교체함.", 0.067, "ko", BANDS) == "new"

@@ -106,7 +106,8 @@ LANGUAGE = Language(
         "antes", "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó", "en lugar de",
         # A fact says a change in the third person: "Se ha mudado a Alicante.", "Ha pasado a …".
         "se ha mudado", "se mudó", "se mudaron", "mudad", "se ha pasado", "ha pasado a", "pasó a", "ha subido",
-        "trasladad", "se trasladó",
+        "trasladad", "se trasladó", "han subido", "ha bajado", "han bajado", "ha pasado la", "ha pasado el",
+        "ha pasado los", "ha pasado las",
     ),
     residence_words=words("""
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
