@@ -36,9 +36,10 @@ BANDS = MemorySettings().dedup_bands()
     ("Tellib nisujahu.", "Tellib speltajahu.", 0.065, "et", "new"),
     ("Correo personal: lucia.gomez@gmail.com.", "Correo del trabajo: lgomez@ceramicasur.es.", 0.063, "es", "new"),
     ("Runs a bakery in Tartu.", "The bakery in Tartu delivers bread.", 0.058, "en", "new"),  # a detail added
-    # beyond the outer band nothing merges, a change cue or not ...
-    ("Drives a Nissan Leaf.", "Now drives a Honda Jazz.", 0.130, "en", "new"),
-    # ... but where they live: a change of it replaces the old one, up to the change band
+    # beyond the outer band only a change merges: of a third of the stored fact's things ...
+    ("Drives a Nissan Leaf.", "Now drives a Honda Jazz.", 0.130, "en", "updates"),
+    ("Drives a Nissan Leaf.", "Drives a Honda Jazz.", 0.130, "en", "new"),
+    # ... or of where they live, whatever the words, up to the change band
     ("Lives in Bristol.", "Has moved to Cardiff.", 0.170, "en", "updates"),
     ("Vive en Valencia.", "Se ha mudado a Alicante.", 0.127, "es", "updates"),
     ("Lives in Bristol.", "Her mother lives in Cardiff.", 0.177, "en", "new"),  # no change said
@@ -117,3 +118,15 @@ def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
     # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
     assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"
     assert decide("모닝은 6개월마다 엔진오일을 교체함.", "카니발은 6개월마다 엔진오일을 교체함.", 0.067, "ko", BANDS) == "new"
+
+
+def test_beyond_the_dedup_distance_a_change_naming_the_stored_things_replaces_them():
+    # One of the stored fact's three things ("focus"), and the new fact says it replaced it.
+    assert decide("Replaced the Focus with a 2022 Kia Niro.", "Drives a 2015 Ford Focus.", 0.130, "en",
+                  BANDS) == "updates"
+    assert decide("Сдал тест, уровень теперь B2.", "Уровень английского — B1.", 0.120, "ru", BANDS) == "updates"
+    # One of four, with a "replaced" that is a repair: the partner's car is still theirs.
+    assert decide("Had the Fiat's clutch replaced at the garage in 2022.", "Partner drives a red Fiat 500.", 0.163,
+                  "en", BANDS) == "new"
+    assert decide("Replaced the Focus with a 2022 Kia Niro.", "Drives a 2015 Ford Focus.", 0.190, "en",
+                  BANDS) == "new"  # beyond the change reach
