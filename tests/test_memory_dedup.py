@@ -110,7 +110,12 @@ def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_o
             ("Rattahooldus on plaanitud aprilliks.", "Rattahoolduse aeg lükati maikuusse.", 0.075, "et"),
             ("Дочка ходит в среднюю группу.", "Дочку перевели в старшую группу.", 0.051, "ru"),
             ("El presupuesto del banquete es de 60 € por cubierto.",
-             "Han subido el presupuesto del banquete a 75 € por cubierto.", 0.049, "es")]:
+             "Han subido el presupuesto del banquete a 75 € por cubierto.", 0.049, "es"),
+            ("중국어 초급반에 다닌다.", "중국어 중급반으로 올라갔다.", 0.054, "ko"),
+            ("Laps käib lasteaias Mõmmikute rühmas.", "Laps viidi üle Päikesejänkude rühma.", 0.091, "et"),
+            ("Занимается английским по вторникам и четвергам.", "Занятия английским перенесли на понедельник и среду.",
+             0.055, "ru"),
+            ("Is on the two-lessons-a-week plan.", "Upgraded to four lessons a week.", 0.103, "en")]:
         assert decide(new, old, distance, lang, BANDS) == "updates", new
 
 

@@ -125,7 +125,7 @@ LANGUAGE = Language(
         "switched", "gave up", "given up", "stopped", "quit", "left", "gone", "rehomed", "passed away",
         "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",
         "used to", "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
-        "recovered", "healed", "cured",
+        "recovered", "healed", "cured", "upgraded", "downgraded",
     ),
     residence_words=words("lives live living lived moved move moving relocat based resid"),
     new_words=words("new"),
