@@ -39,6 +39,10 @@ BANDS = MemorySettings().dedup_bands()
     # beyond the outer band only a change merges: of a third of the stored fact's things ...
     ("Drives a Nissan Leaf.", "Now drives a Honda Jazz.", 0.130, "en", "updates"),
     ("Drives a Nissan Leaf.", "Drives a Honda Jazz.", 0.130, "en", "new"),
+    # a customer lives at one address, a shop may have two
+    ("Vive en la calle Alcalá, 45.", "Vive en la calle Goya, 12.", 0.098, "es", "updates"),
+    ("Has a shop at 12 Oak Road.", "Has a shop at 4 Elm Road.", 0.050, "en", "new"),
+    ("Her mother lives in Cardiff.", "Lives in Bristol.", 0.090, "en", "new"),
     # ... or of where they live, whatever the words, up to the change band
     ("Lives in Bristol.", "Has moved to Cardiff.", 0.170, "en", "updates"),
     ("Vive en Valencia.", "Se ha mudado a Alicante.", 0.127, "es", "updates"),

@@ -36,7 +36,8 @@ word of the other and one more count as naming the same things too ("New phone n
 …" / "Phone number is …"), but restate only within `contained` ("Drives a 2018 Ford
 Focus." / "Has a Ford Focus from 2018."). A new fact that says it is a
 change merges with its nearest; so do two that differ only in a name ("Lives in
-Tartu." / "Lives in Pärnu.", a new carer), unless the name is what the fact is about
+Tartu." / "Lives in Pärnu.", a new carer; and, for where the customer lives, in the
+house number too), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
 language's names says so). A new fact that says it is a change of where the customer
 lives, of their phone or of their e-mail replaces a stored fact of that kind up to
@@ -264,6 +265,7 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
             return "updates"
     if a.changes:
         return "updates"
-    if a.names and b.names and not (a.naming or b.naming) and a.values == b.values and _same(a.rest, b.rest):
+    if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
+            a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)):
         return "updates"
     return "new"
