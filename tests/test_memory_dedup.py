@@ -139,3 +139,9 @@ def test_beyond_the_dedup_distance_a_change_naming_the_stored_things_replaces_th
                   "en", BANDS) == "new"
     assert decide("Replaced the Focus with a 2022 Kia Niro.", "Drives a 2015 Ford Focus.", 0.190, "en",
                   BANDS) == "new"  # beyond the change reach
+
+
+def test_a_stored_fact_without_thing_words_is_not_named_by_a_change():
+    # The e-mail's label is no thing, so "Su correo es …" has no words a change could name.
+    assert decide("Quiere sacarse el B1 antes de mudarse a Múnich en septiembre.", "Su correo es lucia.fdez@gmail.com.",
+                  0.167, "es", BANDS) == "new"

@@ -248,9 +248,10 @@ _CHANGED_SHARE = 1 / 3
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     if distance > bands.outer:
+        things = slots(old, lang).words  # none ("Su correo es …"): nothing to name a third of
         if distance <= bands.changed and slots(new, lang).changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
-                or _share(slots(old, lang).words, slots(new, lang).words) >= _CHANGED_SHARE):
+                or things and _share(things, slots(new, lang).words) >= _CHANGED_SHARE):
             return "updates"
         return "new"
     if distance <= bands.same:
