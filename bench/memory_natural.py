@@ -35,9 +35,11 @@ split was written the same way before that choice and scored blind once; two lat
 choices looked at its misses (everyday correction cues; a change of where the customer
 lives or of a contact replaces further out). The fresh4 split was written before those
 and scored blind once; one later choice looked at its misses (the memories offered apart
-reach further). The fresh5 split was written before that choice, and is the blind one:
-scored once, never tuned on. Items that repeat an earlier split's exactly are left out
-of a later one.
+reach further). The fresh5 split was written before that choice and scored blind once;
+later choices looked at its misses with the others' (a fact's own verbs of change; a
+change naming a third of the stored fact's things replaces it further out). The fresh6
+split was written before those, and is the blind one: scored once, never tuned on.
+Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -284,10 +286,13 @@ def markdown(result: dict) -> str:
             "choices looked at (everyday correction cues; a change of where the customer lives or of a contact "
             "replaces further out); a fresh4 split, written the same way before those two "
             f"({_per_language('fresh4')}), scored blind once, whose misses "
-            "one later choice looked at (the memories offered apart reach further); and a fresh5 split, written "
-            f"the same way before that choice ({_per_language('fresh5')}), the blind one, "
-            "scored once and never tuned on; a later split leaves out the items that repeat an earlier one's "
-            "exactly (5 in fresh4, 7 in fresh5, all dedup pairs), so its dedup counts are a little uneven. "
+            "one later choice looked at (the memories offered apart reach further); a fresh5 split, written "
+            f"the same way before that choice ({_per_language('fresh5')}), scored blind once, whose misses later "
+            "choices looked at together with the other splits' (the verbs a fact says a change with; a change "
+            "naming a third of the stored fact's things replaces it further out); and a fresh6 split, written the "
+            f"same way before those ({_per_language('fresh6')}), the blind one, scored once and never tuned on; a "
+            "later split leaves out the items that repeat an earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in "
+            "fresh6, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
@@ -303,7 +308,8 @@ def markdown(result: dict) -> str:
             f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_value_close} / "
             f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
             "out, one fact's words within the other's, the values, a change cue; and up to "
-            f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail). "
+            f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
+            "or naming a third of the stored fact's things). "
             "*Own memories kept apart*: every two memories of one customer "
             "(recall and forget items) are different facts, so of those pairs within the dedup distance (or the "
             f"change reach, {settings.dedup_changed}), the share "
