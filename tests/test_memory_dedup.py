@@ -119,7 +119,13 @@ def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_o
             ("Laps käib lasteaias Mõmmikute rühmas.", "Laps viidi üle Päikesejänkude rühma.", 0.091, "et"),
             ("Занимается английским по вторникам и четвергам.", "Занятия английским перенесли на понедельник и среду.",
              0.055, "ru"),
-            ("Is on the two-lessons-a-week plan.", "Upgraded to four lessons a week.", 0.103, "en")]:
+            ("Is on the two-lessons-a-week plan.", "Upgraded to four lessons a week.", 0.103, "en"),
+            ("Wedding is planned for 14 June.", "Wedding postponed to 20 September.", 0.110, "en"),
+            ("La revisión de la caldera está programada para marzo.", "Ha aplazado la revisión de la caldera a mayo.",
+             0.067, "es"),
+            ("Кошка Муся весит 4 кг.", "Муся сейчас весит 5,2 кг.", 0.073, "ru"),
+            ("Joogaabonement kehtib märtsi lõpuni.", "Pikendas joogaabonementi mai lõpuni.", 0.074, "et"),
+            ("도로주행 시험이 6월 12일이다.", "도로주행 시험 날짜가 6월 26일로 미뤄졌다.", 0.030, "ko")]:
         assert decide(new, old, distance, lang, BANDS) == "updates", new
 
 

@@ -107,7 +107,7 @@ LANGUAGE = Language(
         # A fact says a change in the third person: "Se ha mudado a Alicante.", "Ha pasado a …".
         "se ha mudado", "se mudó", "se mudaron", "mudad", "se ha pasado", "ha pasado a", "pasó a", "ha subido",
         "trasladad", "se trasladó", "han subido", "ha bajado", "han bajado", "ha pasado la", "ha pasado el",
-        "ha pasado los", "ha pasado las",
+        "ha pasado los", "ha pasado las", "aplaz", "pospu", "ha sustituido", "últimamente",
     ),
     residence_words=words("""
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
