@@ -112,7 +112,7 @@ LANGUAGE = Language(
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
         "varem", "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
         # How a fact says it changed: "Vahetas luku …", "Aeg lükati maikuusse", "Läks üle …".
-        "vahetas", "lükati", "lükkas", "tõsteti", "läks üle", "viis üle", "viidi üle", "andis üle", "pikendas", "praegu",
+        "vahetas", "lükati", "lükkas", "tõsteti", "läks üle", "viis üle", "viidi üle", "andis üle", "pikendas", "praegu", "jäi katki", "jäid katki",
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
     new_words=words("uus uue uut"),
