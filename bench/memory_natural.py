@@ -173,7 +173,7 @@ def strict_alone(settings: MemorySettings) -> MemorySettings:
     """The settings with recall and forgetting on their absolute distances alone."""
     from dataclasses import replace
     return replace(settings, recall_margin=1.0, near_distance=0.0, correction_near=0.0, correction_margin=1.0,
-                   forget_nearest=0.0, forget_candidates=0.0)
+                   forget_nearest=0.0, forget_candidates=0.0, standout_distance=0.0)
 
 
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
@@ -296,7 +296,9 @@ def markdown(result: dict) -> str:
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
-            f"{settings.near_margin} of it, at most {settings.near_limit}; for a message that reads as a correction, "
+            f"{settings.near_margin} of it, at most {settings.near_limit}, or the customer's nearest memory up to "
+            f"{settings.standout_distance} when it lies {settings.standout_gap} nearer than the next; for a message "
+            "that reads as a correction, "
             "a shared word up to "
             f"{settings.correction_near} within {settings.correction_margin}, a kind of value in common counting as a "
             f"shared word, and the nearest memory up to {settings.forget_nearest}; and, offered apart as what the "

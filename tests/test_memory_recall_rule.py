@@ -129,8 +129,11 @@ def test_a_correction_may_name_the_customers_nearest_memory_without_a_shared_wor
     shown = shown_for("Me recategorizaron, ahora estoy en la E", memories, "es")
     assert contents(shown) == ["Es monotributista en la categoría D."]
     assert choose(["m1"], shown, **S.forget_bounds()) == ["m1"]
-    # The same memory, for a message that corrects nothing, is neither shown nor nameable.
-    assert shown_for("¿Cuánto pago este mes?", memories, "es").refs == {}
+    # The same memory, for a message that corrects nothing, may be shown, as it stands out
+    # from the rest, but cannot be named for forgetting.
+    asking = shown_for("¿Cuánto pago este mes?", memories, "es")
+    assert contents(asking) == ["Es monotributista en la categoría D."]
+    assert choose(["m1"], asking, **S.forget_bounds()) == []
 
 
 def test_a_correction_counts_a_word_that_half_the_candidates_share():
@@ -257,3 +260,20 @@ def test_a_kind_of_value_most_candidates_state_does_not_count():
     memories = [mem(i, text, 0.150 + i * 0.002) for i, text in enumerate(
         ["Has 4 employees.", "Orders 10 bottles of water a week.", "Has 2 vans.", "Rents 3 desks."])]
     assert shown_for("we're 6 now", memories).facts() == {}
+
+
+def test_a_nearest_memory_standing_out_from_the_rest_is_shown_beyond_the_strict_bound():
+    # No shared word, beyond the strict bound, but clearly nearer than any other memory.
+    memories = [mem(0, "Organises the annual office Christmas party.", 0.235), mem(1, "One guest has a nut allergy.", 0.194),
+                mem(2, "Prefers canapés to a sit-down meal.", 0.141)]
+    asking = "can we keep it to bites and nibbles again rather than a seated dinner?"
+    shown = shown_for(asking, memories)
+    assert contents(shown) == ["Prefers canapés to a sit-down meal."]
+    # Shown as what the message is about, it still cannot be forgotten from this far.
+    assert choose(list(shown.refs), shown, **S.forget_bounds()) == []
+    # As near, but with another memory about as near: the message may be about neither.
+    memories[1] = mem(1, "One guest has a nut allergy.", 0.144)
+    assert contents(shown_for(asking, memories)) == []
+    # And one further out than the stand-out bound is not shown however far ahead.
+    memories = [mem(0, "Organises the annual office Christmas party.", 0.235), mem(2, "Prefers canapés.", 0.165)]
+    assert contents(shown_for(asking, memories)) == []

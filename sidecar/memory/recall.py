@@ -7,12 +7,16 @@ separate "about this" from "near this" (a question about delivery "to my shop" l
 memories), so every rule is relative to the customer's nearest memory as well:
 
 - distance: within the strict bound, and not far behind the nearest;
+- standing out: the customer's nearest memory up to a looser bound, when it is clearly
+  nearer than their next one (a message about none of them often lies about as near to
+  several);
 - words: a content word of the message (stemmed in the customer's language, with
   the grounding check's tolerance) that few of the candidates share, up to a looser
   bound, close behind the nearest, a few at most (a question about something never
   said shares words with many memories);
 - nearest: for a message that reads as a correction (forget.reads_as_correction),
-  the customer's nearest memory up to a looser bound, so that it may be named;
+  the customer's nearest memory up to a looser bound, standing out or not, so that it
+  may be named;
 - kind: for such a message, a kind of value it shares with a memory counts as a
   shared word ("we'll be about 60 now" and "Expects about 90 guests.": a count; "I
   moved to Tartu" and "Lives in Pärnu.": where they live; values.value_kinds);
@@ -85,7 +89,8 @@ class Bounds:
     strict_margin: float = 1.0  # ... within this much of the customer's nearest memory
     near: float = 0.0  # shown for a shared content word, up to this distance ...
     near_margin: float = 0.0  # ... within this much of the nearest
-    nearest: float = 0.0  # the customer's nearest memory is shown up to this distance
+    nearest: float = 0.0  # the customer's nearest memory is shown up to this distance ...
+    nearest_gap: float = 0.0  # ... when it lies at least this much nearer than the next one
     candidates: float = 0.0  # offered apart, as what a correction may mean, up to this distance ...
     candidates_margin: float = 0.0  # ... within this much of the nearest
     word_share: float = 1 / 3  # a shared word tells only when at most this share of the candidates has it
@@ -119,6 +124,12 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
     if not len(d) or not contents:
         return {}
     nearest = float(d.min())
+    # How far the customer's nearest memory stands out from the next: a message about one
+    # thing the customer told us lies nearer to it than to the rest, even beyond the strict
+    # bound ("can we keep it to bites and nibbles rather than a seated dinner?" and "Prefers
+    # canapés to a sit-down meal.", 0.141, the next 0.194); a message about none of them
+    # often lies about as near to several.
+    ahead = float(np.partition(d, 1)[1]) - nearest if len(d) > 1 else 1.0
     words = terms(message, lang)
     # Which words tell is judged among the memories that may be shown as facts; those only
     # offered apart, further out, leave it as it is.
@@ -147,7 +158,7 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
         elif worded and di <= b.near and behind <= b.near_margin and by_words < b.word_limit:
             out[i] = ("words", True)
             by_words += 1
-        elif di <= b.nearest and behind <= 0.0:
+        elif di <= b.nearest and behind <= 0.0 and ahead >= b.nearest_gap:
             out[i] = ("nearest", False)
         elif di <= b.candidates and behind <= b.candidates_margin:
             out[i] = ("candidate", False)

@@ -51,6 +51,11 @@ class MemorySettings:
     near_distance: float = 0.18
     near_margin: float = 0.04
     near_limit: int = 3
+    # The customer's nearest memory is shown up to `standout_distance` when it lies
+    # `standout_gap` nearer than their next one (a question in other words than the fact,
+    # "plant-based options" for "Two colleagues are vegan.", lies 0.14-0.17 from it).
+    standout_distance: float = 0.15
+    standout_gap: float = 0.015
     # A forget request lies at a median 0.121 from the fact it means; 0.125 keeps
     # precision at 0.957 (bench/memory_eval.jsonl). Beyond it a memory may be forgotten
     # when it was shown for a telling shared word, or, when the message reads as a
@@ -123,12 +128,13 @@ class MemorySettings:
     def recall_bounds(self, message: str, lang: str) -> dict:
         """The bounds `recall` uses for this message (wider when it reads as a correction)."""
         usual = Bounds(self.recall_distance, strict_margin=self.recall_margin, near=self.near_distance,
-                       near_margin=self.near_margin, word_limit=self.near_limit)
+                       near_margin=self.near_margin, word_limit=self.near_limit,
+                       nearest=self.standout_distance, nearest_gap=self.standout_gap)
         if forget.reads_as_correction(message, lang):
             usual = replace(usual, strict=max(self.recall_distance, self.forget_distance),
                             strict_margin=max(self.recall_margin, self.correction_margin),
                             near=self.correction_near, near_margin=self.correction_margin,
-                            nearest=self.forget_nearest, candidates=self.forget_candidates,
+                            nearest=self.forget_nearest, nearest_gap=0.0, candidates=self.forget_candidates,
                             candidates_margin=self.forget_candidates_margin, word_share=self.correction_word_share,
                             word_limit=MAX_SHOWN,
                             correcting=True)
