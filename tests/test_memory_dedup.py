@@ -151,3 +151,11 @@ def test_a_stored_fact_without_thing_words_is_not_named_by_a_change():
     # The e-mail's label is no thing, so "Su correo es …" has no words a change could name.
     assert decide("Quiere sacarse el B1 antes de mudarse a Múnich en septiembre.", "Su correo es lucia.fdez@gmail.com.",
                   0.167, "es", BANDS) == "new"
+
+
+def test_the_word_saying_it_changed_is_not_a_thing_the_facts_share():
+    # "이사" (moving) is the change cue of the new fact and the thing of the old one: a packed
+    # removal wanted and the moving date are two facts about one move.
+    assert decide("이사 날짜는 11월 둘째 주 토요일이다.", "포장이사를 원한다.", 0.151, "ko", BANDS) == "new"
+    assert decide("Replaced the Focus with a 2022 Kia Niro.", "Drives a 2015 Ford Focus.", 0.130, "en",
+                  BANDS) == "updates"

@@ -245,13 +245,23 @@ _ONE_AT_A_TIME = frozenset({"residence", "phone", "email"})
 _CHANGED_SHARE = 1 / 3
 
 
+def _names_a_third(old: str, new: str, lang: str) -> bool:
+    """Whether the new fact names a third or more of the old one's things, the words that
+    say it changed left out: "이사" (moving) in "이사 날짜는 …" is no thing shared with
+    "포장이사를 원한다." (wants a packed removal). A stored fact with no thing words ("Su
+    correo es …") is named by none."""
+    things = slots(old, lang).words
+    change = _lists(lang).change
+    said = slots(change.sub(" ", new), lang).words if change else slots(new, lang).words
+    return bool(things) and _share(things, said) >= _CHANGED_SHARE
+
+
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     if distance > bands.outer:
-        things = slots(old, lang).words  # none ("Su correo es …"): nothing to name a third of
         if distance <= bands.changed and slots(new, lang).changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
-                or things and _share(things, slots(new, lang).words) >= _CHANGED_SHARE):
+                or _names_a_third(old, new, lang)):
             return "updates"
         return "new"
     if distance <= bands.same:
