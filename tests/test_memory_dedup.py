@@ -159,3 +159,16 @@ def test_the_word_saying_it_changed_is_not_a_thing_the_facts_share():
     assert decide("이사 날짜는 11월 둘째 주 토요일이다.", "포장이사를 원한다.", 0.151, "ko", BANDS) == "new"
     assert decide("Replaced the Focus with a 2022 Kia Niro.", "Drives a 2015 Ford Focus.", 0.130, "en",
                   BANDS) == "updates"
+
+
+def test_instead_before_and_used_to_in_a_fact_are_no_change():
+    # Each word still reads as a correction in a customer's message (forget.reads_as_correction).
+    from sidecar.memory.forget import reads_as_correction
+    for old, new, distance, lang in [
+            ("Hace CrossFit cinco días a la semana.", "Entrena a las 7:00, antes de trabajar.", 0.111, "es"),
+            ("Värvib juukseid vasekarva tooniga.", "Tahab, et kohvi asemel pakutaks teed.", 0.119, "et"),
+            ("Джек очень боится ветеринаров, на приёме нужен намордник.",
+             "Муж Андрей иногда приводит животных вместо неё.", 0.119, "ru"),
+            ("혈압약을 매달 초에 받아 감.", "어머니 당뇨약도 대신 받아 감.", 0.095, "ko")]:
+        assert decide(new, old, distance, lang, BANDS) == "new", new
+        assert reads_as_correction(new, lang), new

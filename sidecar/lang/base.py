@@ -148,7 +148,10 @@ class Language:
     """Words and stems a customer uses to say a remembered thing has changed ("now",
     "sold", "moved", "теперь"): found at the start of a word, so a stem takes its
     endings ("продал" finds "продали"). Wording that often says "what you know is no
-    longer so" without a negation ("we moved offices", "ahora estoy en la E")."""
+    longer so" without a negation ("we moved offices", "ahora estoy en la E"). They
+    also tell sidecar.memory.dedup that a new fact replaces one ("Moved to Cardiff."),
+    so a word that corrects in a message but not in a fact ("instead", "раньше")
+    belongs in correction_cues."""
     residence_words: tuple[str, ...]
     """Words and stems that say where a customer lives or that they moved ("lives",
     "moved", "живёт", "переехал", "이사"), found at the start of a word like the change

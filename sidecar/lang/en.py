@@ -119,12 +119,15 @@ LANGUAGE = Language(
         "correct that", "update that", "update your", "was stolen", "got stolen", "got nicked",
         "was nicked", "is dead", "old number", "old address", "old email", "new number", "new address",
         "new email", "my ex",
+        # In a message these correct; in a fact they state a preference, a time or the past
+        # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
+        "instead", "actually", "used to",
     ),
     change_cues=(
-        "now", "these days", "any more", "anymore", "instead", "actually", "moved", "sold", "changed",
+        "now", "these days", "any more", "anymore", "moved", "sold", "changed",
         "switched", "gave up", "given up", "stopped", "quit", "left", "gone", "rehomed", "passed away",
         "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",
-        "used to", "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
+        "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
         "recovered", "healed", "cured", "upgraded", "downgraded", "postponed", "rescheduled", "pushed back",
         "brought forward", "is down to", "is up to", "went up", "gone up", "went down", "gone down", "latest",
     ),

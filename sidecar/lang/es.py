@@ -98,12 +98,15 @@ LANGUAGE = Language(
         "número nuevo", "nuevo número", "nueva dirección", "dirección nueva", "me lo robaron",
         "nos lo robaron", "me la robaron", "nos la robaron", "ha muerto", "falleció", "hemos recortado",
         "hemos reducido",
+        # In a message these correct; in a fact they state a preference, a time or the past
+        # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
+        "en realidad", "en vez de", "antes", "en lugar de", "al final",
     ),
     change_cues=(
-        "ahora", "al final", "en realidad", "en vez de", "vendí", "vendimos", "vendido", "dejé",
+        "ahora", "vendí", "vendimos", "vendido", "dejé",
         "dejamos", "cambi", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
         "terminé", "cancel", "descart",
-        "antes", "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó", "en lugar de",
+        "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó",
         # A fact says a change in the third person: "Se ha mudado a Alicante.", "Ha pasado a …".
         "se ha mudado", "se mudó", "se mudaron", "mudad", "se ha pasado", "ha pasado a", "pasó a", "ha subido",
         "trasladad", "se trasladó", "han subido", "ha bajado", "han bajado", "ha pasado la", "ha pasado el",

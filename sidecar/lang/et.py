@@ -106,11 +106,14 @@ LANGUAGE = Language(
         # Kuidas päriselt palutakse: "parandage", "hoopis", "vana number".
         "paranda", "uuenda", "muutke", "hoopis", "polegi", "vana number", "vana aadress", "uus number",
         "uus aadress", "varastati", "varastasid",
+        # In a message these correct; in a fact they state a preference, a time or the past
+        # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
+        "tegelikult", "asemel", "varem",
     ),
     change_cues=(
-        "nüüd", "enam", "tegelikult", "asemel", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
+        "nüüd", "enam", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
-        "varem", "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
+        "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
         # How a fact says it changed: "Vahetas luku …", "Aeg lükati maikuusse", "Läks üle …".
         "vahetas", "lükati", "lükkas", "tõsteti", "läks üle", "viis üle", "viidi üle", "andis üle", "pikendas", "praegu", "jäi katki", "jäid katki",
     ),
