@@ -40,8 +40,10 @@ later choices looked at its misses with the others' (a fact's own verbs of chang
 change naming a third of the stored fact's things replaces it further out). The fresh6
 split was written before those and scored blind once; later choices looked at its misses
 (more change cues; the customer's nearest memory shown when it stands out). The fresh7
-split was written before those, and is the blind one: scored once, never tuned on.
-Items that repeat an earlier split's exactly are left out of a later one.
+split was written before those and scored blind once; one later choice looked at all the
+splits ("instead" and its kin correct in a message but are no change in a fact). The
+fresh8 split (ru, es, et and ko) was written before it, and is the blind one: scored
+once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -294,10 +296,12 @@ def markdown(result: dict) -> str:
             "naming a third of the stored fact's things replaces it further out); a fresh6 split, written the "
             f"same way before those ({_per_language('fresh6')}), scored blind once, whose misses later choices "
             "looked at together with the other splits' (more change cues; the customer's nearest memory shown when "
-            f"it stands out); and a fresh7 split, written the same way before those ({_per_language('fresh7')}), "
-            "the blind one, scored once and never tuned on; a later split leaves out the items that repeat an "
-            "earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, all dedup pairs), so its "
-            "dedup counts are a little uneven. "
+            f"it stands out); a fresh7 split, written the same way before those ({_per_language('fresh7')}), "
+            "scored blind once, after which one choice looked at every split (\"instead\" and its kin are no "
+            "change cues in a fact); and a fresh8 split in ru, es, et and ko, written the same way before it "
+            f"({_per_language('fresh8')}), the blind one, scored once and never tuned on; a later split leaves out "
+            "the items that repeat an earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, "
+            "2 in fresh8, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
