@@ -42,8 +42,8 @@ split was written before those and scored blind once; later choices looked at it
 (more change cues; the customer's nearest memory shown when it stands out). The fresh7
 split was written before those and scored blind once; one later choice looked at all the
 splits ("instead" and its kin correct in a message but are no change in a fact). The
-fresh8 split (ru, es, et and ko) was written before it, and is the blind one: scored
-once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
+fresh8 split was written before it and is the blind one: scored once, never tuned on
+(its English part was scored once later, at the same code). Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -298,10 +298,10 @@ def markdown(result: dict) -> str:
             "looked at together with the other splits' (more change cues; the customer's nearest memory shown when "
             f"it stands out); a fresh7 split, written the same way before those ({_per_language('fresh7')}), "
             "scored blind once, after which one choice looked at every split (\"instead\" and its kin are no "
-            "change cues in a fact); and a fresh8 split in ru, es, et and ko, written the same way before it "
+            "change cues in a fact); and a fresh8 split, written the same way before it "
             f"({_per_language('fresh8')}), the blind one, scored once and never tuned on; a later split leaves out "
             "the items that repeat an earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, "
-            "2 in fresh8, all dedup pairs), so its dedup counts are a little uneven. "
+            "3 in fresh8, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
