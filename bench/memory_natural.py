@@ -42,8 +42,9 @@ split was written before those and scored blind once; later choices looked at it
 (more change cues; the customer's nearest memory shown when it stands out). The fresh7
 split was written before those and scored blind once; one later choice looked at all the
 splits ("instead" and its kin correct in a message but are no change in a fact). The
-fresh8 split was written before it and is the blind one: scored once, never tuned on
-(its English part was scored once later, at the same code). Items that repeat an earlier split's exactly are left out of a later one.
+fresh8 split was written before it and scored blind once (its English part later, at
+the same code). The fresh9 split was written the same way after every choice, and is
+the blind one: scored once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -298,10 +299,11 @@ def markdown(result: dict) -> str:
             "looked at together with the other splits' (more change cues; the customer's nearest memory shown when "
             f"it stands out); a fresh7 split, written the same way before those ({_per_language('fresh7')}), "
             "scored blind once, after which one choice looked at every split (\"instead\" and its kin are no "
-            "change cues in a fact); and a fresh8 split, written the same way before it "
-            f"({_per_language('fresh8')}), the blind one, scored once and never tuned on; a later split leaves out "
-            "the items that repeat an earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, "
-            "3 in fresh8, all dedup pairs), so its dedup counts are a little uneven. "
+            "change cues in a fact); a fresh8 split, written the same way before it "
+            f"({_per_language('fresh8')}), scored blind once; and a fresh9 split, written the same way after "
+            f"every choice ({_per_language('fresh9')}), the blind one, scored once and never tuned on; a later "
+            "split leaves out the items that repeat an earlier one's exactly (5 in fresh4, 7 in fresh5, 5 in "
+            "fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
