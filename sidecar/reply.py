@@ -17,6 +17,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .memory.refs import as_ref
 from .providers.base import Schema
 
 ACTIONS = ("none", "offer_booking", "offer_lead", "show_contact")
@@ -27,7 +28,6 @@ MAX_QUICK_REPLY_CHARS = 40
 MAX_REPLY_CHARS = 4000
 # Far more memory refs than one turn ever shows the model; a longer list is noise.
 MAX_FORGET_REFS = 20
-_MEMORY_REF = re.compile(r"^m[1-9]\d{0,3}$")
 
 REPLY_SCHEMA = Schema(
     name="rtac_reply",
@@ -277,8 +277,9 @@ def _forget(value) -> list[str]:
         return []
     refs: list[str] = []
     for v in value:
-        if isinstance(v, str) and _MEMORY_REF.match(v.strip()) and v.strip() not in refs:
-            refs.append(v.strip())
+        name = as_ref(v)
+        if name is not None and name not in refs:
+            refs.append(name)
             if len(refs) == MAX_FORGET_REFS:
                 break
     return refs

@@ -27,13 +27,13 @@ from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
 from .dedup import Bands, decide
 from .grounding import is_grounded
 from .recall import distances
+from .refs import as_ref
 from .store import StoredMemory, MemoryStore
 
 MAX_ENTRIES = 10
 MAX_CONTENT = 300
 MAX_TOPIC = 80
 KNOWN_SHOWN = 8  # known memories shown to the extraction call, nearest first
-_REF = re.compile(r"^m[1-9][0-9]{0,2}$")
 
 EXTRACTION_SCHEMA = Schema(
     name="rtac_memory_extraction",
@@ -134,8 +134,7 @@ def parse(text: str) -> list[Entry]:
             topic = content.strip()[:MAX_TOPIC]
         importance = item.get("importance")
         importance = min(5, max(1, importance)) if isinstance(importance, int) and not isinstance(importance, bool) else 3
-        updates = item.get("updates")
-        updates = updates.strip() if isinstance(updates, str) and _REF.match(updates.strip()) else None
+        updates = as_ref(item.get("updates"))
         out.append(Entry(item["kind"], " ".join(content.split()), topic, importance, updates))
         if len(out) == MAX_ENTRIES:
             break

@@ -44,6 +44,7 @@ from typing import Callable
 import numpy as np
 
 from ..searchtext import content_terms
+from .refs import ref
 from .store import StoredMemory, MemoryIndex
 from .values import value_kinds
 from .words import stems_match
@@ -65,11 +66,11 @@ class Recalled:
 
     def facts(self) -> dict[str, StoredMemory]:
         """The memories shown as what the message is about."""
-        return {ref: m for ref, m in self.refs.items() if ref not in self.to_forget}
+        return {name: m for name, m in self.refs.items() if name not in self.to_forget}
 
     def lines(self, to_forget: bool = False) -> list[str]:
         """The facts as `mN: content`; with `to_forget`, what is offered apart instead."""
-        return [f"{ref}: {m.content}" for ref, m in self.refs.items() if (ref in self.to_forget) == to_forget]
+        return [f"{name}: {m.content}" for name, m in self.refs.items() if (name in self.to_forget) == to_forget]
 
     def forget_lines(self) -> list[str]:
         return self.lines(to_forget=True)
@@ -217,13 +218,13 @@ def shown(close: list[tuple], *, budget: int, limit: int, nearest: float = 0.0) 
     for dist, m, *why in close:
         if len(out.refs) == limit or used + len(m.content) > budget:
             continue
-        ref = f"m{len(out.refs) + 1}"
-        out.refs[ref] = m
-        out.distance[ref] = dist
-        out.behind[ref] = max(0.0, dist - nearest)
+        name = ref(len(out.refs) + 1)
+        out.refs[name] = m
+        out.distance[name] = dist
+        out.behind[name] = max(0.0, dist - nearest)
         if why and why[0][1]:
-            out.near.add(ref)
+            out.near.add(name)
         if why and why[0][0] == "candidate":
-            out.to_forget.add(ref)
-        used += len(m.content) + len(ref) + 2
+            out.to_forget.add(name)
+        used += len(m.content) + len(name) + 2
     return out

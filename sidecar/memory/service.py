@@ -30,6 +30,7 @@ from . import extract, forget
 from .dedup import Bands
 from .index_cache import IndexCache
 from .recall import MAX_SHOWN, Bounds, Recalled, recall_indexed
+from .refs import ref
 from .store import MemoryStore
 
 log = logging.getLogger("rtac.memory")
@@ -303,7 +304,7 @@ class Memory:
             return {}
         d = 1.0 - np.vstack([m.embedding for m in facts]) @ query
         order = [i for i in np.argsort(d) if d[i] <= self.settings.known_distance][: extract.KNOWN_SHOWN]
-        return {f"m{n + 1}": facts[i] for n, i in enumerate(order)}
+        return {ref(n + 1): facts[i] for n, i in enumerate(order)}
 
     # --- the background worker ----------------------------------------------------
 
