@@ -31,6 +31,10 @@ BANDS = MemorySettings().dedup_bands()
     ("Uses Sage for bookkeeping.", "Switched to Xero for bookkeeping.", 0.102, "en", "updates"),
     ("Ипотека в Сбере.", "Ипотека теперь в ВТБ после рефинансирования.", 0.114, "ru", "updates"),
     ("담당은 유나 원장님임.", "담당은 소희 실장님으로 바뀜.", 0.113, "ko", "updates"),
+    # "actually" in a fact corrects the value it states ("instead" does not: it is a preference)
+    ("Prefers the window seat.", "Actually prefers the aisle seat.", 0.057, "en", "updates"),
+    ("Lemmikvärv on sinine.", "Lemmikvärv on tegelikult roheline.", 0.063, "et", "updates"),
+    ("Prefers tea instead of coffee.", "Prefers green tea.", 0.072, "en", "new"),
     # different things that look alike
     ("Has a storage unit, No. 214.", "Has a storage unit, No. 87.", 0.065, "en", "new"),
     ("Tellib nisujahu.", "Tellib speltajahu.", 0.065, "et", "new"),

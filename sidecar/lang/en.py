@@ -121,9 +121,11 @@ LANGUAGE = Language(
         "new email", "my ex",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
-        "instead", "actually", "used to",
+        "instead", "used to",
     ),
     change_cues=(
+        # "Actually" in a fact says the value it states replaces one ("Actually prefers the aisle seat.").
+        "actually",
         "now", "these days", "any more", "anymore", "moved", "sold", "changed",
         "switched", "gave up", "given up", "stopped", "quit", "left", "gone", "rehomed", "passed away",
         "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",

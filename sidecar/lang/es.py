@@ -100,9 +100,11 @@ LANGUAGE = Language(
         "hemos reducido",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
-        "en realidad", "en vez de", "antes", "en lugar de", "al final",
+        "en vez de", "antes", "en lugar de", "al final",
     ),
     change_cues=(
+        # "Actually" in a fact says the value it states replaces one ("En realidad prefiere el pasillo.").
+        "en realidad",
         "ahora", "vendí", "vendimos", "vendido", "dejé",
         "dejamos", "cambi", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
         "terminé", "cancel", "descart",

@@ -108,9 +108,11 @@ LANGUAGE = Language(
         "uus aadress", "varastati", "varastasid",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
-        "tegelikult", "asemel", "varem",
+        "asemel", "varem",
     ),
     change_cues=(
+        # "Actually" in a fact says the value it states replaces one ("Lemmikvärv on tegelikult roheline.").
+        "tegelikult",
         "nüüd", "enam", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
         "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",

@@ -120,9 +120,11 @@ LANGUAGE = Language(
         "고쳐", "수정", "정정", "업데이트", "바꿔 주세요", "바꿔주세요", "도난", "잃어버", "옛날", "새 번호", "새 주소",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("어머니 당뇨약도 대신 받아 감.", "예전에 은행에서 일했다."), so they are no change cues.
-        "대신", "사실은", "예전", "전에는",
+        "대신", "예전", "전에는",
     ),
     change_cues=(
+        # "Actually" in a fact says the value it states replaces one ("사실은 통로 쪽 좌석을 선호한다.").
+        "사실은",
         "이제", "요즘", "지금은", "바꿨", "바꿈", "바뀌", "바뀜", "바뀐", "그만", "팔았", "이사", "보냈", "끝났",
         "없어졌", "취소", "퇴사",
         "더는", "그만뒀", "정리했", "폐업", "나았",
