@@ -35,6 +35,10 @@ BANDS = MemorySettings().dedup_bands()
     ("Prefers the window seat.", "Actually prefers the aisle seat.", 0.057, "en", "updates"),
     ("Lemmikvärv on sinine.", "Lemmikvärv on tegelikult roheline.", 0.063, "et", "updates"),
     ("Prefers tea instead of coffee.", "Prefers green tea.", 0.072, "en", "new"),
+    # a value that went up, down or later, said with the verb alone
+    ("The monthly pass costs £30.", "Monthly pass price raised to £35.", 0.051, "en", "updates"),
+    ("Абонемент действует до мая.", "Продлил абонемент до сентября.", 0.086, "ru", "updates"),
+    ("강아지 체중은 8kg이다.", "강아지 체중이 7kg으로 줄었다.", 0.040, "ko", "updates"),
     # different things that look alike
     ("Has a storage unit, No. 214.", "Has a storage unit, No. 87.", 0.065, "en", "new"),
     ("Tellib nisujahu.", "Tellib speltajahu.", 0.065, "et", "new"),

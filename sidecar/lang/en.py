@@ -132,6 +132,7 @@ LANGUAGE = Language(
         "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
         "recovered", "healed", "cured", "upgraded", "downgraded", "postponed", "rescheduled", "pushed back",
         "brought forward", "is down to", "is up to", "went up", "gone up", "went down", "gone down", "latest",
+        "raised", "lowered", "increased", "decreased", "reduced", "extended",
     ),
     residence_words=words("lives live living lived moved move moving relocat based resid"),
     new_words=words("new"),

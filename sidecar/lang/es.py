@@ -87,7 +87,7 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
-        "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine", "ya no",
+        "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine",
         "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
         "me confunde con otra persona", "desactualizado",
         # Cómo se pide de verdad: "nos hemos mudado", "quítalo", "el número viejo".
@@ -113,6 +113,8 @@ LANGUAGE = Language(
         "se ha mudado", "se mudó", "se mudaron", "mudad", "se ha pasado", "ha pasado a", "pasó a", "ha subido",
         "trasladad", "se trasladó", "han subido", "ha bajado", "han bajado", "ha pasado la", "ha pasado el",
         "ha pasado los", "ha pasado las", "aplaz", "pospu", "ha sustituido", "últimamente",
+        # A value gone up, down or later, and "no longer": "Le hemos subido la tarifa a …", "Ya no es …".
+        "subido", "bajado", "retras", "ya no",
     ),
     residence_words=words("""
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili

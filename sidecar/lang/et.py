@@ -118,6 +118,8 @@ LANGUAGE = Language(
         "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
         # How a fact says it changed: "Vahetas luku …", "Aeg lükati maikuusse", "Läks üle …".
         "vahetas", "lükati", "lükkas", "tõsteti", "läks üle", "viis üle", "viidi üle", "andis üle", "pikendas", "praegu", "jäi katki", "jäid katki",
+        # A value gone up or down: "Kuukaardi hind tõusis 49 eurole.".
+        "tõusis", "langes", "kallines", "odavnes", "pikendati",
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
     new_words=words("uus uue uut"),
