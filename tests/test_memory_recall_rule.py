@@ -89,7 +89,11 @@ def test_change_cues_and_correction_cues_read_as_a_correction_in_every_language(
     for message, lang in [("We've moved offices, new address to follow", "en"), ("Ahora estoy en la E", "es"),
                           ("Дачу продали", "ru"), ("Vahetasin kohta, olen nüüd kai ääres", "et"),
                           ("담당은 소희 실장님으로 바뀜", "ko"), ("포토테이블은 빼 주세요", "ko"),
-                          ("Забудьте это, пожалуйста", "ru")]:
+                          ("Забудьте это, пожалуйста", "ru"),
+                          # a fact dropped in other words: "can go", a pet buried
+                          ("Сдала экзамен, подготовку можно убрать", "ru"), ("Кота весной похоронили", "ru"),
+                          ("We buried Biscuit in May", "en"), ("A Toby lo enterramos en marzo", "es"),
+                          ("Muri matsime kevadel", "et")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can you store my boat over the winter?", "en"), ("I know the way", "en"),
                           ("¿El presupuesto incluye camareros?", "es"), ("Сколько стоит химчистка дивана?", "ru"),

@@ -114,7 +114,7 @@ LANGUAGE = Language(
         # How people really ask to drop or fix a fact: "scratch that", "got rid of the van",
         # "that's my old number".
         "scratch that", "scratch it", "scrap that", "scrap it", "strike that", "cross that off",
-        "cross it off", "take that off", "take it off", "off your list", "off your records",
+        "cross it off", "take that off", "take it off", "off your list", "off your records", "we buried",
         "get rid of", "got rid of", "getting rid of", "dont need that", "please correct",
         "correct that", "update that", "update your", "was stolen", "got stolen", "got nicked",
         "was nicked", "is dead", "old number", "old address", "old email", "new number", "new address",

@@ -91,7 +91,7 @@ LANGUAGE = Language(
         "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
         "me confunde con otra persona", "desactualizado",
         # Cómo se pide de verdad: "nos hemos mudado", "quítalo", "el número viejo".
-        "quítalo", "quítelo", "quitadlo", "quitar eso", "bórralo", "bórrelo", "táchalo", "corrige",
+        "quítalo", "quítelo", "quitadlo", "quitar eso", "lo enterramos", "la enterramos", "bórralo", "bórrelo", "táchalo", "corrige",
         "corrija", "corregid", "actualiza", "actualice", "nos hemos pasado", "me he pasado",
         "nos pasamos a", "me pasé a", "va a otro", "vamos a otro", "voy a otro", "dirección vieja",
         "dirección antigua", "antigua dirección", "número viejo", "número antiguo", "antiguo número",

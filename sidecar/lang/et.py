@@ -105,7 +105,7 @@ LANGUAGE = Language(
         "aegunud",
         # Kuidas päriselt palutakse: "parandage", "hoopis", "vana number".
         "paranda", "uuenda", "muutke", "hoopis", "polegi", "vana number", "vana aadress", "uus number",
-        "uus aadress", "varastati", "varastasid",
+        "uus aadress", "varastati", "varastasid", "eemaldada", "matsime", "maeti",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",
