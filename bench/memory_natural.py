@@ -46,7 +46,9 @@ fresh8 split was written before it and scored blind once (its English part later
 the same code). The fresh9 split was written the same way after those choices and
 scored blind once; two later choices looked at its misses ("actually" and its kin say a
 change in a fact; the verbs of a value gone up, down or later). The fresh10 split was
-written the same way before those two, and is the blind one: scored once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
+written the same way before those two and scored blind once; one later choice looked at
+its forget misses (a fact dropped in other words: "убрать", a pet buried). The fresh11
+split was written the same way before it, and is the blind one: scored once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -67,7 +69,7 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -305,10 +307,12 @@ def markdown(result: dict) -> str:
             f"({_per_language('fresh8')}), scored blind once; a fresh9 split, written the same way after "
             f"those choices ({_per_language('fresh9')}), scored blind once, whose misses two later choices looked "
             "at (\"actually\" and its kin say a change in a fact; the verbs of a value gone up, down or later); "
-            f"and a fresh10 split, written the same way before those two ({_per_language('fresh10')}), the blind "
-            "one, scored once and never tuned on; a later split leaves out the items that repeat an earlier "
-            "one's exactly (5 in fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in "
-            "fresh10, all dedup pairs), so its dedup counts are a little uneven. "
+            f"a fresh10 split, written the same way before those two ({_per_language('fresh10')}), scored blind "
+            "once, whose forget misses one later choice looked at (a fact dropped in other words); and a fresh11 "
+            f"split, written the same way before it ({_per_language('fresh11')}), the blind one, scored once and "
+            "never tuned on; a later split leaves out the items that repeat an earlier one's exactly (5 in "
+            "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
+            "fresh11, all dedup pairs), so its dedup counts are a little uneven. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
