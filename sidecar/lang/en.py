@@ -132,7 +132,8 @@ LANGUAGE = Language(
         "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
         "recovered", "healed", "cured", "upgraded", "downgraded", "postponed", "rescheduled", "pushed back",
         "brought forward", "is down to", "is up to", "went up", "gone up", "went down", "gone down", "latest",
-        "raised", "lowered", "increased", "decreased", "reduced", "extended",
+        # With "to": "raised" alone is also money raised or children raised, "extended" a family.
+        "raised to", "lowered to", "increased to", "decreased to", "reduced to", "extended to", "extended until",
     ),
     residence_words=words("lives live living lived moved move moving relocat based resid"),
     new_words=words("new"),
