@@ -284,11 +284,11 @@ def cmd_doctor(args) -> int:
             from .embedders import make_embedder
             embedder = make_embedder(cfg)
             vector = embedder.embed(["doctor"])[0]
-            engine = ""
+            runs_on = ""
             if embedder.name == "local":
                 from .embedders import local
-                engine = f", engine {local.engine()}"
-            print(f"embedder  ok    {embedder.name}, {embedder.model}, {len(vector)} dimensions{engine}")
+                runs_on = f", engine {local.engine()}"
+            print(f"embedder  ok    {embedder.name}, {embedder.model}, {len(vector)} dimensions{runs_on}")
         except Exception as exc:  # reported, not raised: the doctor's job is to list findings
             ok = False
             embedder = None
