@@ -196,8 +196,8 @@ def load_followups(site_path: Path = FOLLOWUP_SITE, items_path: Path = FOLLOWUP_
 class CachingEmbedder:
     """An embedder whose vectors are kept in one SQLite file, keyed by sha256 of
     (model, limit, text): a re-run embeds nothing, and a changed text, bound or model
-    is simply a miss. The local model's AMX engine counts as a model of its own here,
-    so a comparison of the two engines never reads one's vectors for the other's.
+    is simply a miss. Each build of the local model's fast engine counts as a model of
+    its own here, so a comparison of two engines never reads one's vectors for the other's.
     SQLite because a cut-short run must leave a readable cache (each batch commits on
     its own)."""
 
@@ -206,7 +206,8 @@ class CachingEmbedder:
         self.name, self.model, self.dim = inner.name, inner.model, inner.dim
         self.space = self.model
         if inner.name == "local" and local_engine.engine() != local_engine.ENGINE_WHEEL:
-            self.space = f"{self.model}@{local_engine.engine()}"
+            from sidecar.embedders import fast_engine  # its build: a change of the source is a miss
+            self.space = f"{self.model}@{local_engine.engine()}:{fast_engine.library().name}"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)  # another run may be writing
         self.db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL)")
