@@ -113,6 +113,15 @@ def run(mdb, keyring, quick: bool = False, pages: int | None = None) -> dict:
     }
 
 
+def _span(seconds: float) -> str:
+    """'40 seconds', '4 minutes', '1.5 hours': the unit that reads best."""
+    if seconds < 90:
+        return f"{seconds:.0f} seconds"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
 def markdown(r: dict) -> str:
     L = [HEADING, ""]
     w = L.append
@@ -134,9 +143,9 @@ def markdown(r: dict) -> str:
     w("")
     per_hour = r["chunks_per_s"] * 3600
     w(f"At this rate one worker thread embeds ~{per_hour:,.0f} chunks an hour: a 1,000-chunk site is covered by "
-      f"meaning in {1000 / r['chunks_per_s'] / 60:.0f} minutes, a 10,000-chunk site in "
-      f"{10_000 / r['chunks_per_s'] / 3600:.1f} hours, 100,000 chunks in {100_000 / r['chunks_per_s'] / 3600:.0f} "
-      "hours (the worker takes one of the host's cores meanwhile; the chunks stay findable by FULLTEXT). "
+      f"meaning in {_span(1000 / r['chunks_per_s'])}, a 10,000-chunk site in "
+      f"{_span(10_000 / r['chunks_per_s'])}, 100,000 chunks in {_span(100_000 / r['chunks_per_s'])} "
+      "(the worker takes one of the host's cores meanwhile; the chunks stay findable by FULLTEXT). "
       "The time includes the queue's own work (claiming jobs, reading the chunks, writing the int8 vectors, "
       "bumping `content_version`) besides the model. "
       f"Load average {r['load_before']} before, {r['load_after']} after.")
