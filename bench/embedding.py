@@ -278,7 +278,7 @@ def _build_ms() -> float | None:
 
 def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
     """CPU time of one `chars`-character message on each product the process's fast
-    engine can use here (AMX, VNNI) and on the wheel's engine (one OpenMP thread), all
+    engine can use here (AMX, VNNI, AVX2) and on the wheel's engine (one OpenMP thread), all
     taking turns run by run; [] when the process embeds on the wheel's engine."""
     if local_engine.engine() == local_engine.ENGINE_WHEEL:
         return []
@@ -415,7 +415,7 @@ def markdown(result: dict) -> str:
             w(f"| {label} | **{_ms(s_.p50)}** | {_ms(s_.p90)} | {s_.p50 / wheel.p50:.2f}× |")
         w("")
         w(f"The fast engine takes {wheel.p50 / fast.p50:.1f}× less CPU than the wheel's for the same vector. "
-          "Where the CPU has neither AMX-INT8 nor AVX512-VNNI (or no C compiler is installed), the wheel's engine "
+          "Where the CPU has none of AMX-INT8, AVX512-VNNI and AVX2 (or no C compiler is installed), the wheel's engine "
           "embeds, at the cost in its row.")
         a = result.get("agreement")
         if a:

