@@ -414,6 +414,11 @@ def markdown(result: dict) -> str:
             label = f"{name} (this process's)" if name == engine else name
             w(f"| {label} | **{_ms(s_.p50)}** | {_ms(s_.p90)} | {s_.p50 / wheel.p50:.2f}× |")
         w("")
+        if len(rows) > 2:
+            w("The other fast rows are this process's build with its product held back (`e5fast_limit`): their "
+              "quantisation and attention still use this CPU's widest vectors, so a CPU that has only that "
+              "product takes somewhat longer.")
+            w("")
         w(f"The fast engine takes {wheel.p50 / fast.p50:.1f}× less CPU than the wheel's for the same vector. "
           "Where the CPU has none of AMX-INT8, AVX512-VNNI and AVX2 (or no C compiler is installed), the wheel's engine "
           "embeds, at the cost in its row.")
