@@ -26,6 +26,7 @@ over these. The master shares the in-flight table with the workers it forks
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from . import inflight
@@ -65,17 +66,28 @@ def settings(cfg: Config, *, bind: str | None = None, workers: int | None = None
         # host (or a sidecar and any other gunicorn) would take it from each other.
         "control_socket_disable": True,
         "accesslog": "-" if access_log else None,
-        "on_starting": on_starting,
+        "on_starting": functools.partial(on_starting, config=cfg),
         "pre_fork": pre_fork,
         "post_fork": post_fork,
         "child_exit": child_exit,
     }
 
 
-# -- hooks: the in-flight table shared by the workers of one master --------------------
+# -- hooks: the in-flight table shared by the workers of one master, the engine built --
 
-def on_starting(server) -> None:
+def on_starting(server, config: Config | None = None) -> None:
     inflight.share(SLOTS)
+    if config is not None:
+        prepare_local_engine(config)
+
+
+def prepare_local_engine(config) -> None:
+    """Build the local model's fast engine in the master, before any worker embeds: a
+    compile (once per machine, ~1-2 s) is no visitor's first turn then. Only a file is
+    made here: no model is loaded and no thread started, so forking stays safe."""
+    if config.embedder == "local" and (config.memory or config.retrieval == "hybrid"):
+        from .embedders import fast_engine
+        fast_engine.library()
 
 
 def pre_fork(server, worker) -> None:

@@ -509,3 +509,24 @@ def test_behind_nginx_with_the_documented_config(database_url, master_key, site)
         resp = nginx.request("POST", "/v1/chat", body, headers)
         assert resp.status == 503 and resp.getheader("Retry-After")
         assert json.loads(resp.read())["error"]["retryable"] is True
+
+
+@pytest.mark.parametrize("changes, builds", [({}, True), ({"memory": False, "retrieval": "fulltext"}, False),
+                                             ({"embedder": "openai"}, False)])
+def test_the_master_builds_the_local_engine_before_forking_when_it_will_embed(monkeypatch, changes, builds):
+    # A compile on a visitor's first turn would cost them a second or two; in the master
+    # (gunicorn's on_starting, before any fork) it costs nobody.
+    from dataclasses import replace
+
+    # importing the config module reads the environment's configuration
+    monkeypatch.setenv("RTAC_DATABASE_URL", "mysql+pymysql://u@127.0.0.1:1/db")
+    monkeypatch.setenv("RTAC_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
+    from sidecar import inflight, serving
+    from sidecar.config import Config
+    from sidecar.embedders import fast_engine
+    calls = []
+    monkeypatch.setattr(fast_engine, "library", lambda: calls.append(1))
+    monkeypatch.setattr(inflight, "share", lambda slots: None)
+    cfg = replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
+    serving.settings(cfg)["on_starting"](object())
+    assert bool(calls) is builds

