@@ -9,15 +9,21 @@ from typing import Callable
 
 
 def on_local_mariadb(prog: str, seed: bytes, section: Callable[[object, bytes, bool], str]) -> None:
-    """`python -m bench.<part> [--quick]`: the part's section, measured on a throwaway MariaDB
-    (bench.db.LocalMariaDB) with a master key derived from `seed`."""
+    """`python -m bench.<part> [--quick] [--write]`: the part's section, measured on a
+    throwaway MariaDB (bench.db.LocalMariaDB) with a master key derived from `seed`;
+    `--write` also replaces that section (its first line is its heading) in bench/RESULTS.md."""
     from .db import LocalMariaDB
+    from .results_file import write_section
 
     ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write", action="store_true", help="replace the section in bench/RESULTS.md")
     args = ap.parse_args()
     with LocalMariaDB() as mdb:
-        print(section(mdb, hashlib.sha256(seed).digest(), args.quick))
+        text = section(mdb, hashlib.sha256(seed).digest(), args.quick)
+    if args.write and not args.quick:
+        write_section(Path(__file__).with_name("RESULTS.md"), text, text.splitlines()[0])
+    print(text)
 
 
 def on_data_set(measure: Callable[[Path | str], dict], markdown: Callable[[dict], str], default: Path,

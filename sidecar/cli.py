@@ -279,7 +279,7 @@ def cmd_doctor(args) -> int:
         ok = False
         print(f"provider  FAIL  {exc.message}")
         return 1
-    if cfg.memory or cfg.retrieval == "hybrid":
+    if cfg.embeds:
         try:
             from .embedders import make_embedder
             embedder = make_embedder(cfg)

@@ -86,6 +86,11 @@ class Config:
     # Every site's daily spending cap in USD unless the site has its own; None: no cap.
     daily_budget_usd: float | None = None
 
+    @property
+    def embeds(self) -> bool:
+        """Whether turns embed the customer's message: for hybrid retrieval or for memory."""
+        return self.retrieval == "hybrid" or self.memory
+
     def api_key(self, provider: str) -> str:
         return self.api_keys.get(provider, "")
 

