@@ -530,3 +530,23 @@ def test_the_master_builds_the_local_engine_before_forking_when_it_will_embed(mo
     cfg = replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
     serving.settings(cfg)["on_starting"](object())
     assert bool(calls) is builds
+
+
+@pytest.mark.parametrize("changes, warms", [({}, True), ({"memory": False, "retrieval": "fulltext"}, False),
+                                            ({"embedder": "gemini"}, False)])
+def test_a_new_worker_loads_the_local_model_before_its_first_request(monkeypatch, changes, warms):
+    # Loading the model and checking the fast engine against the wheel's takes ~0.1 s:
+    # in post_fork it is no visitor's first turn.
+    from dataclasses import replace
+
+    monkeypatch.setenv("RTAC_DATABASE_URL", "mysql+pymysql://u@127.0.0.1:1/db")
+    monkeypatch.setenv("RTAC_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
+    from sidecar import inflight, serving
+    from sidecar.config import Config
+    from sidecar.embedders.local import LocalEmbedder
+    calls = []
+    monkeypatch.setattr(LocalEmbedder, "warm_up", lambda self: calls.append(self.lane))
+    monkeypatch.setattr(inflight, "take_slot", lambda slot: None)
+    cfg = replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
+    serving.settings(cfg)["post_fork"](object(), object())
+    assert calls == (["turn"] if warms else [])
