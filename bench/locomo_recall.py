@@ -29,7 +29,7 @@ import numpy as np
 from sidecar.memory.recall import recall
 from sidecar.memory.service import MemorySettings
 
-from .memory_natural import as_memories, embedder, strict_alone  # one embedding cache for the memory evaluations
+from .memory_natural import Vectors, as_memories, embed_all, strict_alone  # one embedding cache for the memory evaluations
 
 HEADING = "## Memory recall on LoCoMo"
 
@@ -62,26 +62,18 @@ def customers(path: Path) -> list[dict]:
     return out
 
 
-def _vectors(custs: list[dict]) -> dict[str, np.ndarray]:
-    texts = list(dict.fromkeys([t for c in custs for t in c["memories"]] + [q["text"] for c in custs
-                                                                            for q in c["questions"]]))
-    emb = embedder()
-    try:
-        out = {}
-        for i in range(0, len(texts), 64):
-            out.update(zip(texts[i:i + 64], emb.embed(texts[i:i + 64])))
-        return out
-    finally:
-        emb.close()
+def _vectors(custs: list[dict], query_recipe: bool = False) -> Vectors:
+    return embed_all([q["text"] for c in custs for q in c["questions"]], [t for c in custs for t in c["memories"]],
+                     query_recipe)
 
 
-def score(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def score(custs: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     hits = n = relevant_shown = 0
     shown_all, shown_adv = [], []
     for c in custs:
         mems = as_memories(c["memories"], vec)
         for q in c["questions"]:
-            shown = recall(vec[q["text"]], mems, message=q["text"], lang="en",
+            shown = recall(vec.message[q["text"]], mems, message=q["text"], lang="en",
                            **settings.recall_bounds(q["text"], "en"))
             ids = {m.id for m in shown.facts().values()}
             if q["category"] == 5:
@@ -105,7 +97,7 @@ CEILING_GRID = {"recall_distance": (0.11, 0.12, 0.13), "recall_margin": (0.03, 0
                 "near_distance": (0.16, 0.18, 0.20), "near_limit": (1, 2, 3)}
 
 
-def ceiling(custs: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def ceiling(custs: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     """The shipped rule with each combination of CEILING_GRID, fitted to LoCoMo itself (an
     upper bound for these questions, not a setting): the fewest shown for adversarial
     questions of any combination reaching the hit rate and mean-shown targets, and the

@@ -48,19 +48,24 @@ scored blind once; two later choices looked at its misses ("actually" and its ki
 change in a fact; the verbs of a value gone up, down or later). The fresh10 split was
 written the same way before those two and scored blind once; one later choice looked at
 its forget misses (a fact dropped in other words: "убрать", a pet buried). The fresh11
-split was written the same way before it, and is the blind one: scored once, never tuned on. Items that repeat an earlier split's exactly are left out of a later one.
+split was written the same way before it, scored once, never tuned on. The fresh12 split
+was written the same way before memories were embedded with both of e5's recipes
+(sidecar.memory.embedding), and is the blind one: scored once, never tuned on. Items
+that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
 import argparse
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 
 from sidecar.embedders.local import LocalEmbedder
+from sidecar.memory import embedding as memory_embedding
 from sidecar.memory import extract
 from sidecar.memory import forget as forget_module
 from sidecar.memory.recall import recall, shared_terms, terms
@@ -69,7 +74,8 @@ from sidecar.memory.store import StoredMemory
 
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11")
+SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
+          "fresh10", "fresh11", "fresh12")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -81,35 +87,48 @@ def embedder():
     return CachingEmbedder(LocalEmbedder(lane="turn"))
 
 
-def vectors_of(items: list[dict]) -> dict[str, np.ndarray]:
-    texts = []
-    for it in items:
-        texts += it.get("memories", []) + [it[k] for k in ("message", "old", "new") if k in it]
-    unique = list(dict.fromkeys(texts))
+@dataclass
+class Vectors:
+    """A message's vector as the turn embeds it (a query), a memory's as extraction does
+    (sidecar.memory.embedding); with `query_recipe`, memories as queries too, the way they
+    were embedded before."""
+    message: dict[str, np.ndarray]
+    memory: dict[str, np.ndarray]
+
+
+def embed_all(messages: list[str], memories: list[str], query_recipe: bool = False) -> Vectors:
     emb = embedder()
     try:
-        out = {}
-        for i in range(0, len(unique), 64):
-            batch = unique[i:i + 64]
-            out.update(zip(batch, emb.embed(batch)))
-        return out
+        def each(texts: list[str], embed) -> dict[str, np.ndarray]:
+            unique, out = list(dict.fromkeys(texts)), {}
+            for i in range(0, len(unique), 64):
+                out.update(zip(unique[i:i + 64], embed(unique[i:i + 64])))
+            return out
+        as_memory = emb.embed if query_recipe else (lambda texts: memory_embedding.vectors(emb, texts))
+        return Vectors(each(messages, emb.embed), each(memories, as_memory))
     finally:
         emb.close()
 
 
-def as_memories(texts: list[str], vec: dict) -> list[StoredMemory]:
+def vectors_of(items: list[dict], query_recipe: bool = False) -> Vectors:
+    return embed_all([it["message"] for it in items if "message" in it],
+                     [t for it in items for t in it.get("memories", []) + [it[k] for k in ("old", "new") if k in it]],
+                     query_recipe)
+
+
+def as_memories(texts: list[str], vec: Vectors) -> list[StoredMemory]:
     """Stored facts as recall sees them: row i is texts[i], all of one importance."""
     now = datetime(2026, 1, 1)
-    return [StoredMemory(i, bytes(16), "fact", text, None, 3, vec[text], "m", None, None, now, now)
+    return [StoredMemory(i, bytes(16), "fact", text, None, 3, vec.memory[text], "m", None, None, now, now)
             for i, text in enumerate(texts)]
 
 
-def shown_for(it: dict, vec: dict, settings: MemorySettings):
-    return recall(vec[it["message"]], as_memories(it["memories"], vec), message=it["message"], lang=it["lang"],
+def shown_for(it: dict, vec: Vectors, settings: MemorySettings):
+    return recall(vec.message[it["message"]], as_memories(it["memories"], vec), message=it["message"], lang=it["lang"],
                   **settings.recall_bounds(it["message"], it["lang"]))
 
 
-def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def score_recall(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     tp = fp = fn = 0
     shown_n = []
     for it in items:
@@ -123,7 +142,7 @@ def score_recall(items: list[dict], vec: dict, settings: MemorySettings) -> dict
             "recall": tp / (tp + fn) if tp + fn else 1.0, "mean_shown": float(np.mean(shown_n)) if shown_n else 0.0}
 
 
-def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def score_forget(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     out = {}
     shown = [shown_for(it, vec, settings) for it in items]
     out["offered"] = float(np.mean([len(r.to_forget) for r in shown])) if shown else 0.0
@@ -149,10 +168,10 @@ def score_forget(items: list[dict], vec: dict, settings: MemorySettings) -> dict
     return out
 
 
-def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def score_dedup(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     per = defaultdict(lambda: [0, 0])
     for it in items:
-        merged = extract.decide_same(it["new"], vec[it["new"]], it["old"], vec[it["old"]], it["lang"],
+        merged = extract.decide_same(it["new"], vec.memory[it["new"]], it["old"], vec.memory[it["old"]], it["lang"],
                                      bands=settings.dedup_bands())
         should = it["relation"] in ("paraphrase", "changed_value")
         per[it["relation"]][0] += merged == should
@@ -160,7 +179,7 @@ def score_dedup(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     return {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
 
 
-def score_own(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
+def score_own(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     """Every two memories of one customer (recall and forget items) are different facts by
     construction: the share of such pairs within the dedup distance (or the farther reach of
     a change of where they live or of a contact) that dedup keeps apart."""
@@ -170,11 +189,12 @@ def score_own(items: list[dict], vec: dict, settings: MemorySettings) -> dict:
     for memories in {tuple(it["memories"]): it["lang"] for it in items if "memories" in it}.items():
         (texts, lang) = memories
         for old, new in permutations(texts, 2):
-            distance = float(1.0 - vec[old] @ vec[new])
+            distance = float(1.0 - vec.memory[old] @ vec.memory[new])
             if distance > reach:
                 continue
             n += 1
-            kept += not extract.decide_same(new, vec[new], old, vec[old], lang, bands=settings.dedup_bands())
+            kept += not extract.decide_same(new, vec.memory[new], old, vec.memory[old], lang,
+                                            bands=settings.dedup_bands())
     return {"kept": kept, "n": n, "rate": kept / n if n else 1.0}
 
 
@@ -185,16 +205,33 @@ def strict_alone(settings: MemorySettings) -> MemorySettings:
                    forget_nearest=0.0, forget_candidates=0.0, standout_distance=0.0)
 
 
+# The settings that differed while memories were embedded as queries alone: with them, the
+# "as queries" rows are the decisions as they were before memory.embedding.
+QUERY_RECIPE = dict(near_margin=0.04, near_limit=3, dedup_same=0.02)
+
+
+def query_recipe(settings: MemorySettings) -> MemorySettings:
+    from dataclasses import replace
+    return replace(settings, **QUERY_RECIPE)
+
+
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
     """Per (split, language): the decisions as shipped; per split, also with the strict
     distances alone (no bound relative to the customer's nearest memory, no shared word,
-    no nearest memory for a correction: what each rule adds)."""
+    no nearest memory for a correction: what each rule adds), and with memories embedded
+    as queries alone, as before."""
     items = load()
     vec = vectors_of(items)
+    before = vectors_of(items, query_recipe=True)
     result = {}
     strict = strict_alone(settings)
     for sp in (SPLITS if split is None else (split,)):
         group = [it for it in items if it["split"] == sp]
+        result[(sp, "all, memories as queries (before)")] = {
+            "recall": score_recall([it for it in group if it["type"] == "recall"], before, query_recipe(settings)),
+            "forget": score_forget([it for it in group if it["type"] == "forget"], before, query_recipe(settings)),
+            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], before, query_recipe(settings)),
+            "own": score_own(group, before, query_recipe(settings))}
         result[(sp, "all, strict distances alone")] = {
             "recall": score_recall([it for it in group if it["type"] == "recall"], vec, strict),
             "forget": score_forget([it for it in group if it["type"] == "forget"], vec, strict),
@@ -228,15 +265,15 @@ def _best_precision(relevant: np.ndarray, score: np.ndarray, at_recall: float) -
     return float(reach.max()) if len(reach) else 0.0, float(strict.max()) if len(strict) else 0.0
 
 
-def ceiling(items: list[dict], vec: dict) -> dict:
+def ceiling(items: list[dict], vec: Vectors) -> dict:
     """What code's signals allow on these items, each rule a threshold fitted to the items
     themselves (so an upper bound for them, not a setting): recall over every (message,
     memory) pair by its distance, its distance behind the customer's nearest memory,
     and the two with a bonus for a shared content word; dedup by distance alone."""
     rows = []
     for it in (i for i in items if i["type"] == "recall"):
-        q = vec[it["message"]]
-        d = np.array([1.0 - float(vec[m] @ q) for m in it["memories"]])
+        q = vec.message[it["message"]]
+        d = np.array([1.0 - float(vec.memory[m] @ q) for m in it["memories"]])
         words = terms(it["message"], it["lang"])
         for j, m in enumerate(it["memories"]):
             shared = bool(words and shared_terms(words, terms(m, it["lang"]), it["lang"]))
@@ -248,7 +285,8 @@ def ceiling(items: list[dict], vec: dict) -> dict:
         (d + behind - bonus * shared for bonus in (0.02, 0.04, 0.06, 0.08, 0.10)),
         key=lambda sc: _best_precision(rel, sc, 0.85)[0])
     recall_rules = {name: _best_precision(rel, sc, 0.85) for name, sc in rules.items()}
-    pairs = [(it["relation"], 1.0 - float(vec[it["old"]] @ vec[it["new"]])) for it in items if it["type"] == "dedup"]
+    pairs = [(it["relation"], 1.0 - float(vec.memory[it["old"]] @ vec.memory[it["new"]]))
+             for it in items if it["type"] == "dedup"]
     best = (0.0, 0.0, 0.0, 0.0)
     for tau in np.arange(0.0, 0.2001, 0.0025):
         share = {rel_: np.mean([dist <= tau for r, dist in pairs if r == rel_]) for rel_ in
@@ -308,11 +346,17 @@ def markdown(result: dict) -> str:
             f"those choices ({_per_language('fresh9')}), scored blind once, whose misses two later choices looked "
             "at (\"actually\" and its kin say a change in a fact; the verbs of a value gone up, down or later); "
             f"a fresh10 split, written the same way before those two ({_per_language('fresh10')}), scored blind "
-            "once, whose forget misses one later choice looked at (a fact dropped in other words); and a fresh11 "
-            f"split, written the same way before it ({_per_language('fresh11')}), the blind one, scored once and "
-            "never tuned on; a later split leaves out the items that repeat an earlier one's exactly (5 in "
+            "once, whose forget misses one later choice looked at (a fact dropped in other words); a fresh11 "
+            f"split, written the same way before it ({_per_language('fresh11')}), scored once and never tuned "
+            "on; and a fresh12 split, written the same way before memories were embedded with both of e5's "
+            f"recipes ({_per_language('fresh12')}), the blind one, scored once and never tuned on; a later split "
+            "leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
-            "fresh11, all dedup pairs), so its dedup counts are a little uneven. "
+            "fresh11, all dedup pairs; 1 forget item in fresh12), so its counts are a little uneven. "
+            "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
+            "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
+            "*memories as queries (before)* embed memories as queries too, with the settings tuned for that "
+            "(" + ", ".join(f"`{k}` {v}" for k, v in QUERY_RECIPE.items()) + "): the decisions as they were. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
             f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "

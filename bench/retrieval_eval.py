@@ -214,20 +214,30 @@ class CachingEmbedder:
         self.hits = self.misses = 0
         self.embed_s = 0.0
 
-    def _key(self, limit: int, text_: str) -> bytes:
-        return hashlib.sha256(f"{self.space}\x00{limit}\x00{text_}".encode("utf-8")).digest()
+    def _key(self, limit: int, text_: str, side: str = "") -> bytes:
+        return hashlib.sha256(f"{self.space}{side}\x00{limit}\x00{text_}".encode("utf-8")).digest()
 
     def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
-        keys = [self._key(limit, t) for t in texts]
+        return self._cached(self.inner.embed, "", texts, limit)
+
+    @property
+    def embed_passages(self):
+        """The inner embedder's passage side, cached apart; AttributeError when it has none
+        (as sidecar.memory.embedding expects of an embedder without one)."""
+        inner = self.inner.embed_passages
+        return lambda texts, *, limit=MAX_EMBED_CHARS: self._cached(inner, "+passage", texts, limit)
+
+    def _cached(self, embed, side: str, texts: Sequence[str], limit: int) -> np.ndarray:
+        keys = [self._key(limit, t, side) for t in texts]
         found = self._lookup(set(keys))
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         self.hits += len(texts) - len(todo)
         self.misses += len(todo)
         if todo:
             started = time.perf_counter()
-            fresh = self.inner.embed(todo, limit=limit)
+            fresh = embed(todo, limit=limit)
             self.embed_s += time.perf_counter() - started
-            rows = [(self._key(limit, t), v.astype(np.float32).tobytes()) for t, v in zip(todo, fresh)]
+            rows = [(self._key(limit, t, side), v.astype(np.float32).tobytes()) for t, v in zip(todo, fresh)]
             self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
             self.db.commit()
             found.update((k, np.frombuffer(b, dtype=np.float32)) for k, b in rows)

@@ -10,6 +10,7 @@ from sqlalchemy import func, select, update
 from testbed.anthropic_server import FakeAnthropic, error, reply_json
 from sidecar import tables
 from sidecar.crypto import DecryptionError
+from sidecar.memory import embedding as memory_embedding
 from sidecar.memory.store import MemoryStore
 from sidecar.spaces import find_space, identity_of
 from tests.conftest import chat_payload
@@ -350,9 +351,9 @@ def test_a_correction_in_the_customers_words_reaches_the_memory_it_means(client,
     embedder = svc.memory.embedder
     with engine.begin() as conn:  # as extraction would have stored them in earlier conversations
         store = MemoryStore(conn, resolve_space(conn, svc.keyring, site, identity_of("v-rio", None)))
-        for fact, vector in zip(facts, embedder.embed(facts)):
+        for fact, vector in zip(facts, memory_embedding.vectors(embedder, facts)):
             store.insert(kind="fact", content=fact, topic=None, importance=3, embedding=vector,
-                         embed_model=embedder.model, conversation_id=None, turn_seq=None)
+                         embed_model=memory_embedding.model(embedder), conversation_id=None, turn_seq=None)
     message = "Рио я продал, сейчас езжу на служебной, так что про неё можно забыть"
     c.says(message, said())  # a reply that names nothing: nothing goes
     assert len(c.memories(engine, site)) == 6

