@@ -179,6 +179,30 @@ def score_dedup(items: list[dict], vec: Vectors, settings: MemorySettings) -> di
     return {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
 
 
+def score_proposals(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
+    """Dedup with the extraction call's `updates` proposal, as extract.write decides it:
+    a proposal is taken for a stored fact shown to the call (within `known_distance`) that
+    lies within `updates_distance` of the entry; without one, code alone decides. No model
+    runs: the *oracle* proposes the stored fact for a paraphrase or a changed value and
+    nothing for a different thing; the *careless* stand-in proposes it for every pair. A
+    pair has no message of its own, so the new fact stands for what the customer said."""
+    out = {}
+    for model in ("oracle", "careless"):
+        per = defaultdict(lambda: [0, 0])
+        for it in items:
+            old, new = vec.memory[it["old"]], vec.memory[it["new"]]
+            distance = float(1.0 - old @ new)
+            should = it["relation"] in ("paraphrase", "changed_value")
+            proposes = should if model == "oracle" else True
+            taken = proposes and distance <= min(settings.known_distance, settings.updates_distance)
+            merged = taken or extract.decide_same(it["new"], new, it["old"], old, it["lang"],
+                                                  bands=settings.dedup_bands())
+            per[it["relation"]][0] += merged == should
+            per[it["relation"]][1] += 1
+        out[model] = {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
+    return out
+
+
 def score_own(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
     """Every two memories of one customer (recall and forget items) are different facts by
     construction: the share of such pairs within the dedup distance (or the farther reach of
@@ -244,6 +268,8 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
             by_type = defaultdict(list)
             for it in group:
                 by_type[it["type"]].append(it)
+            if lang == "all" and by_type["dedup"]:
+                result.setdefault("proposals", {})[sp] = score_proposals(by_type["dedup"], vec, settings)
             result[(sp, lang)] = {"recall": score_recall(by_type["recall"], vec, settings),
                                   "forget": score_forget(by_type["forget"], vec, settings),
                                   "dedup": score_dedup(by_type["dedup"], vec, settings),
@@ -388,7 +414,7 @@ def markdown(result: dict) -> str:
              "wrong deletions (oracle / careless) | offered apart | dedup paraphrase merged | different kept apart | "
              "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, r in result.items():
-        if key == "ceiling":
+        if key in ("ceiling", "proposals"):
             continue
         sp, lang = key
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
@@ -401,7 +427,31 @@ def markdown(result: dict) -> str:
                      f"{fg['offered']:.2f} | "
                      f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
                      f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
-    return "\n".join(head + lines + _ceiling_lines(result.get("ceiling"))) + "\n"
+    return "\n".join(head + lines + _proposal_lines(result.get("proposals")) + _ceiling_lines(result.get("ceiling"))) + "\n"
+
+
+def _proposal_lines(p: dict | None) -> list[str]:
+    if not p:
+        return []
+    settings = MemorySettings()
+    out = ["", "### Dedup with the extraction call's proposal", "",
+           "The designed path for what code alone cannot tell: the extraction call is shown the customer's nearest "
+           "facts by ref and may say an entry `updates` one; code takes it for a fact shown to the call "
+           f"(within {settings.known_distance}) lying within {settings.updates_distance} of the entry, else "
+           "decides alone (`extract.write`). No model runs here: the *oracle* proposes the stored fact for each "
+           "paraphrase and changed value and nothing for a different thing, so its figures are what code lets a "
+           "model that judges rightly reach; the *careless* stand-in proposes the stored fact for every pair, so "
+           "its *different kept apart* is all code's bound saves from a model that judges wrongly. A pair has no "
+           "message of its own, so the new fact stands for what the customer said. "
+           "`score_proposals` in `python -m bench.memory_natural`.", "",
+           "| split | paraphrase merged (oracle) | changed replaced (oracle) | different kept apart (oracle) | "
+           "different kept apart (careless) |", "|---|---:|---:|---:|---:|"]
+    for sp, r in p.items():
+        o, c = r["oracle"], r["careless"]
+        cell = lambda d, rel: f"{d[rel]['rate']:.2f} ({d[rel]['n']})" if rel in d else "–"  # noqa: E731
+        out.append(f"| {sp} | {cell(o, 'paraphrase')} | {cell(o, 'changed_value')} | {cell(o, 'different_thing')} | "
+                   f"{cell(c, 'different_thing')} |")
+    return out
 
 
 def _ceiling_lines(c: dict | None) -> list[str]:

@@ -12,8 +12,10 @@ them by cosine distance (`1 - a @ b`, rows being unit length). Every embedder:
 - raises `EmbeddingError` (with `retryable`) for anything that goes wrong, and never
   retries by itself: retries belong to the caller, as with the chat providers.
 
-Embedding is symmetric: a fact and a message are embedded the same way (for e5
-models, both with the "query: " prefix), so distance(a, b) == distance(b, a).
+`embed` is symmetric: a fact and a message are embedded the same way (for e5 models,
+both with the "query: " prefix), so distance(a, b) == distance(b, a). An embedder may
+also have `embed_passages` (the local model: e5's "passage: " side, same contract),
+which memories add to their vectors (sidecar.memory.embedding).
 """
 from __future__ import annotations
 
