@@ -239,6 +239,13 @@ def query_recipe(settings: MemorySettings) -> MemorySettings:
     return replace(settings, **QUERY_RECIPE)
 
 
+def scored(group: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
+    """One table row: the group's recall, forget and dedup items, and its own memories."""
+    of = lambda kind: [it for it in group if it["type"] == kind]  # noqa: E731
+    return {"recall": score_recall(of("recall"), vec, settings), "forget": score_forget(of("forget"), vec, settings),
+            "dedup": score_dedup(of("dedup"), vec, settings), "own": score_own(group, vec, settings)}
+
+
 def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -> dict:
     """Per (split, language): the decisions as shipped; per split, also with the strict
     distances alone (no bound relative to the customer's nearest memory, no shared word,
@@ -248,32 +255,19 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
     vec = vectors_of(items)
     before = vectors_of(items, query_recipe=True)
     result = {}
-    strict = strict_alone(settings)
+    strict, earlier = strict_alone(settings), query_recipe(settings)
     for sp in (SPLITS if split is None else (split,)):
         group = [it for it in items if it["split"] == sp]
-        result[(sp, "all, memories as queries (before)")] = {
-            "recall": score_recall([it for it in group if it["type"] == "recall"], before, query_recipe(settings)),
-            "forget": score_forget([it for it in group if it["type"] == "forget"], before, query_recipe(settings)),
-            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], before, query_recipe(settings)),
-            "own": score_own(group, before, query_recipe(settings))}
-        result[(sp, "all, strict distances alone")] = {
-            "recall": score_recall([it for it in group if it["type"] == "recall"], vec, strict),
-            "forget": score_forget([it for it in group if it["type"] == "forget"], vec, strict),
-            "dedup": score_dedup([it for it in group if it["type"] == "dedup"], vec, strict),
-            "own": score_own(group, vec, strict)}
+        result[(sp, "all, memories as queries (before)")] = scored(group, before, earlier)
+        result[(sp, "all, strict distances alone")] = scored(group, vec, strict)
         for lang in LANGS + ("all",):
             group = [it for it in items if it["split"] == sp and (lang == "all" or it["lang"] == lang)]
             if not group:
                 continue  # a split written in fewer languages
-            by_type = defaultdict(list)
-            for it in group:
-                by_type[it["type"]].append(it)
-            if lang == "all" and by_type["dedup"]:
-                result.setdefault("proposals", {})[sp] = score_proposals(by_type["dedup"], vec, settings)
-            result[(sp, lang)] = {"recall": score_recall(by_type["recall"], vec, settings),
-                                  "forget": score_forget(by_type["forget"], vec, settings),
-                                  "dedup": score_dedup(by_type["dedup"], vec, settings),
-                                  "own": score_own(group, vec, settings)}
+            dedup = [it for it in group if it["type"] == "dedup"]
+            if lang == "all" and dedup:
+                result.setdefault("proposals", {})[sp] = score_proposals(dedup, vec, settings)
+            result[(sp, lang)] = scored(group, vec, settings)
     if split in (None, "tune"):
         result["ceiling"] = ceiling([it for it in items if it["split"] == "tune"], vec)
     return result

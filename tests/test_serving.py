@@ -511,23 +511,27 @@ def test_behind_nginx_with_the_documented_config(database_url, master_key, site)
         assert json.loads(resp.read())["error"]["retryable"] is True
 
 
+def serving_config(monkeypatch, **changes):
+    """A Config for the serving hooks, with `changes` (importing the config module reads the
+    environment's configuration, so that is set too)."""
+    from dataclasses import replace
+    monkeypatch.setenv("RTAC_DATABASE_URL", "mysql+pymysql://u@127.0.0.1:1/db")
+    monkeypatch.setenv("RTAC_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
+    from sidecar.config import Config
+    return replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
+
+
 @pytest.mark.parametrize("changes, builds", [({}, True), ({"memory": False, "retrieval": "fulltext"}, False),
                                              ({"embedder": "openai"}, False)])
 def test_the_master_builds_the_local_engine_before_forking_when_it_will_embed(monkeypatch, changes, builds):
     # A compile on a visitor's first turn would cost them a second or two; in the master
     # (gunicorn's on_starting, before any fork) it costs nobody.
-    from dataclasses import replace
-
-    # importing the config module reads the environment's configuration
-    monkeypatch.setenv("RTAC_DATABASE_URL", "mysql+pymysql://u@127.0.0.1:1/db")
-    monkeypatch.setenv("RTAC_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
+    cfg = serving_config(monkeypatch, **changes)
     from sidecar import inflight, serving
-    from sidecar.config import Config
     from sidecar.embedders import fast_engine
     calls = []
     monkeypatch.setattr(fast_engine, "library", lambda: calls.append(1))
     monkeypatch.setattr(inflight, "share", lambda slots: None)
-    cfg = replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
     serving.settings(cfg)["on_starting"](object())
     assert bool(calls) is builds
 
@@ -537,16 +541,11 @@ def test_the_master_builds_the_local_engine_before_forking_when_it_will_embed(mo
 def test_a_new_worker_loads_the_local_model_before_its_first_request(monkeypatch, changes, warms):
     # Loading the model and checking the fast engine against the wheel's takes ~0.1 s:
     # in post_fork it is no visitor's first turn.
-    from dataclasses import replace
-
-    monkeypatch.setenv("RTAC_DATABASE_URL", "mysql+pymysql://u@127.0.0.1:1/db")
-    monkeypatch.setenv("RTAC_MASTER_KEY", base64.b64encode(b"k" * 32).decode())
+    cfg = serving_config(monkeypatch, **changes)
     from sidecar import inflight, serving
-    from sidecar.config import Config
     from sidecar.embedders.local import LocalEmbedder
     calls = []
     monkeypatch.setattr(LocalEmbedder, "warm_up", lambda self: calls.append(self.lane))
     monkeypatch.setattr(inflight, "take_slot", lambda slot: None)
-    cfg = replace(Config(database_url="mysql+pymysql://u@127.0.0.1:1/db", master_key=b"k" * 32), **changes)
     serving.settings(cfg)["post_fork"](object(), object())
     assert calls == (["turn"] if warms else [])

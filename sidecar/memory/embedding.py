@@ -32,15 +32,20 @@ from ..embedders.base import Embedder
 PASSAGE_SIDE = "+passage"  # what a memory row's model name adds when it holds both sides
 
 
+def _passages(embedder: Embedder):
+    """The embedder's passage side (`embed_passages`), or None: it is optional."""
+    return getattr(embedder, "embed_passages", None)
+
+
 def model(embedder: Embedder) -> str:
     """The model name recorded on (and required of) a memory row's vector."""
-    return embedder.model + PASSAGE_SIDE if hasattr(embedder, "embed_passages") else embedder.model
+    return embedder.model + PASSAGE_SIDE if _passages(embedder) else embedder.model
 
 
 def vectors(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     """One L2-normalised row per memory text (raises EmbeddingError as `embed` does)."""
-    queries = embedder.embed(texts)
-    if not hasattr(embedder, "embed_passages") or not len(queries):
+    queries, passages = embedder.embed(texts), _passages(embedder)
+    if passages is None or not len(queries):
         return queries
-    both = queries + embedder.embed_passages(texts)
+    both = queries + passages(texts)
     return (both / np.linalg.norm(both, axis=1, keepdims=True)).astype(np.float32)
