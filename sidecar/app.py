@@ -40,6 +40,13 @@ def create_app(config: Config | None = None, services: Services | None = None) -
             # then chunks queued by an import or an upgrade wait for no upsert.
             services.indexing.ensure_running()
 
+    if services.memory is not None:
+        @app.before_request
+        def _memory_worker():
+            # The same, for memory: its worker also moves memories an earlier release
+            # embedded (memory.reembed.earlier_recipe) without waiting for a turn.
+            services.memory.ensure_running()
+
     @app.errorhandler(RtacError)
     def _rtac_error(exc: RtacError):
         return exc.to_json(), exc.status, _retry_after(exc)

@@ -9,6 +9,7 @@ import pytest
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import embedding as memory_embedding
 from sidecar.memory.recall import recall
+from sidecar.memory import reembed
 from sidecar.memory.reembed import reembed_site
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.store import MemoryStore, StoredMemory
@@ -83,3 +84,50 @@ def test_reembed_moves_rows_of_the_query_recipe_to_the_memory_vectors(engine, ke
         assert all(np.allclose(m.embedding, by_text[m.content], atol=1e-3) for m in rows)
         assert len(store.index(memory_embedding.model(local)).ids) == len(FACTS)
     assert reembed_site(engine, keyring, site, local) == 0  # nothing stale left
+
+
+def store_as(engine, keyring, site, identity, facts, vectors, model):
+    with engine.begin() as conn:
+        space = resolve_space(conn, keyring, site, identity_of(identity, None))
+        store = MemoryStore(conn, space)
+        for fact, vector in zip(facts, vectors):
+            store.insert(kind="fact", content=fact, topic=None, importance=3, embedding=vector,
+                         embed_model=model, conversation_id=None, turn_seq=None)
+    return space
+
+
+def models(engine, space) -> list[str]:
+    with engine.connect() as conn:
+        return sorted(m.embed_model for m in MemoryStore(conn, space).all(with_embeddings=False))
+
+
+def test_the_background_moves_rows_of_the_query_recipe_and_leaves_other_models_to_reembed(make_services, engine,
+                                                                                            keyring, site, local):
+    svc = make_services()
+    spaces = [store_as(engine, keyring, site, f"v:earlier{i}", FACTS[i::2], local.embed(FACTS[i::2]), local.model)
+              for i in range(2)]
+    other = store_as(engine, keyring, site, "v:other-model", FACTS[:1], HashEmbedder().embed(FACTS[:1]), "hash-64")
+    moved = 0
+    while (n := reembed.earlier_recipe(engine, keyring, svc.sites, local, spaces=1)) is not None:
+        moved += n
+    assert moved >= len(FACTS)  # other tests' rows of that recipe may be moved too
+    assert models(engine, spaces[0]) == [memory_embedding.model(local)] * 3
+    assert models(engine, spaces[1]) == [memory_embedding.model(local)] * 2
+    assert models(engine, other) == ["hash-64"]  # another model's rows: `rtac reembed`'s
+    assert reembed.earlier_recipe(engine, keyring, svc.sites, local) is None
+
+
+def test_the_memory_workers_pass_moves_them_until_none_is_left(make_services, engine, keyring, site, local):
+    svc = make_services()
+    space = store_as(engine, keyring, site, "v:upgrade", FACTS, local.embed(FACTS), local.model)
+    with engine.connect() as conn:
+        assert not svc.memory.recall(conn, resolve_space(conn, keyring, site, identity_of("v:upgrade", None)),
+                                     MESSAGE, lang="en").refs  # rows of the earlier recipe: not recalled
+    while svc.memory._background_pass():
+        pass
+    assert models(engine, space) == [memory_embedding.model(local)] * len(FACTS)
+    with engine.connect() as conn:
+        shown = svc.memory.recall(conn, resolve_space(conn, keyring, site, identity_of("v:upgrade", None)),
+                                  MESSAGE, lang="en")
+    assert [m.content for m in shown.facts().values()] == ["Lives 20 miles out of town and needs a courtesy car."]
+    assert svc.memory._earlier_left is False  # the worker stops looking

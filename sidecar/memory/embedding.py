@@ -16,7 +16,8 @@ split of bench/memory_natural.jsonl recall went 0.573 / 0.439 -> 0.580 / 0.480
 more merged of 75.
 
 Rows are recorded under `model(embedder)`, so vectors of the two recipes never meet:
-rows of another recipe are neither recalled nor matched until `rtac reembed`.
+rows of the query recipe alone are neither recalled nor matched until the memory worker
+(reembed.earlier_recipe) or `rtac reembed` moves them.
 Messages are always embedded as queries (sidecar.query_embedding); only memories
 take this vector. Off the visitor's clock: memories are embedded by extraction and
 by `rtac reembed`, never on a turn.

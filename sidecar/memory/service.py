@@ -27,7 +27,7 @@ from ..sites import Site, SiteRegistry
 from ..worker import Worker
 from ..spaces import Space, space_by_id
 from . import embedding as memory_embedding
-from . import extract, forget
+from . import extract, forget, reembed
 from .dedup import Bands
 from .index_cache import IndexCache
 from .recall import MAX_SHOWN, Bounds, Recalled, recall_indexed
@@ -173,7 +173,8 @@ class Memory:
         self.chain, self.embedder, self.settings, self.timeout = chain, embedder, settings, timeout
         self.background = background  # False: jobs wait for run_pending() (tests, CLI)
         self.indexes = IndexCache()
-        self._worker = Worker("rtac-memory", self.run_pending, poll=10)
+        self._worker = Worker("rtac-memory", self._background_pass, poll=10)
+        self._earlier_left = True  # rows of the query recipe alone may remain (reembed.earlier_recipe)
 
     # --- on the turn --------------------------------------------------------------
 
@@ -254,6 +255,21 @@ class Memory:
                     log.warning("memory extraction job %s left to its claim's expiry: %s", job_id, again)
         return done
 
+    def _background_pass(self) -> int:
+        """The worker's step: due extraction jobs, then a few spaces of memories an earlier
+        release embedded as queries alone (until none is left), so an upgrade recalls them
+        again without `rtac reembed`."""
+        done = self.run_pending()
+        if self._earlier_left:
+            try:
+                moved = reembed.earlier_recipe(self.engine, self.keyring, self.sites, self.embedder)
+            except Exception as exc:  # an embedder or database outage: try again at the next pass
+                log.warning("re-embedding memories of the earlier recipe failed: %s", exc)
+                return done
+            self._earlier_left = moved is not None
+            done += moved or 0
+        return done
+
     def _retry_later(self, job_id: int, exc: Exception) -> None:
         with self.engine.begin() as conn:
             attempts = conn.execute(select(_J.attempts).where(_J.id == job_id)).scalar_one_or_none()
@@ -324,6 +340,11 @@ class Memory:
     def notify(self) -> None:
         if self.background:
             self._worker.notify()
+
+    def ensure_running(self) -> None:
+        """Start the background worker now, not at the first extraction job (cheap when running)."""
+        if self.background:
+            self._worker.ensure_running()
 
     def stop(self) -> None:
         self._worker.stop()
