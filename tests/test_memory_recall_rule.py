@@ -102,6 +102,16 @@ def test_change_cues_and_correction_cues_read_as_a_correction_in_every_language(
         assert not reads_as_correction(message, lang), message
 
 
+def test_an_event_that_ends_a_stored_fact_reads_as_a_correction():
+    # No request at all: the customer tells what happened, and a stored fact ends with it.
+    for message, lang in [("my turnover dropped under the threshold and I've deregistered", "en"),
+                          ("Thor se nos fue el mes pasado, ya estaba muy malito", "es"),
+                          ("el médico me ha quitado la pastilla de la tensión", "es"),
+                          ("Барсик ушёл на радугу в марте", "ru"), ("Muri lahkus meie hulgast kevadel", "et"),
+                          ("초코가 지난달에 무지개다리 건넜어요", "ko")]:
+        assert reads_as_correction(message, lang), message
+
+
 def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
     # No "forget", no "now": the request is in the verb ("got rid of", "quítalo"), in "old"
     # or "new" next to the thing, or in the language's "instead" ("hoopis").

@@ -119,6 +119,8 @@ LANGUAGE = Language(
         "correct that", "update that", "update your", "was stolen", "got stolen", "got nicked",
         "was nicked", "is dead", "old number", "old address", "old email", "new number", "new address",
         "new email", "my ex",
+        # An event that ends what was stored: "my turnover dropped under the threshold and I've deregistered".
+        "deregistered", "de-registered", "unregistered", "taken me off", "took me off",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",

@@ -98,6 +98,9 @@ LANGUAGE = Language(
         "número nuevo", "nuevo número", "nueva dirección", "dirección nueva", "me lo robaron",
         "nos lo robaron", "me la robaron", "nos la robaron", "ha muerto", "falleció", "hemos recortado",
         "hemos reducido",
+        # Un hecho que acaba con lo guardado: "Thor se nos fue", "el médico me ha quitado la pastilla".
+        "se nos fue", "se nos ha ido", "nos dejó", "nos ha dejado", "me ha quitado", "me han quitado", "me quitó",
+        "me quitaron",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
         "en vez de", "antes", "en lugar de", "al final",

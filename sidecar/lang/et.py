@@ -106,6 +106,8 @@ LANGUAGE = Language(
         # Kuidas päriselt palutakse: "parandage", "hoopis", "vana number".
         "paranda", "uuenda", "muutke", "hoopis", "polegi", "vana number", "vana aadress", "uus number",
         "uus aadress", "varastati", "varastasid", "eemaldada", "matsime", "maeti",
+        # Sündmus, millega salvestatu lõppes: "Muri lahkus meie hulgast".
+        "lahkus meie hulgast", "lahkus meie juurest", "jättis meid maha",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",
