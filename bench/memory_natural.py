@@ -50,8 +50,11 @@ written the same way before those two and scored blind once; one later choice lo
 its forget misses (a fact dropped in other words: "убрать", a pet buried). The fresh11
 split was written the same way before it, scored once, never tuned on. The fresh12 split
 was written the same way before memories were embedded with both of e5's recipes
-(sidecar.memory.embedding), and is the blind one: scored once, never tuned on. Items
-that repeat an earlier split's exactly are left out of a later one.
+(sidecar.memory.embedding) and scored blind once; one later choice looked at its forget
+misses (an event that ends a stored fact reads as a correction). The fresh13 split was
+written the same way, by writers who saw none of the rules, before that choice was
+scored, and is the blind one: scored once, never tuned on. Items that repeat an earlier
+split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -75,7 +78,7 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12")
+          "fresh10", "fresh11", "fresh12", "fresh13")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -368,11 +371,14 @@ def markdown(result: dict) -> str:
             f"a fresh10 split, written the same way before those two ({_per_language('fresh10')}), scored blind "
             "once, whose forget misses one later choice looked at (a fact dropped in other words); a fresh11 "
             f"split, written the same way before it ({_per_language('fresh11')}), scored once and never tuned "
-            "on; and a fresh12 split, written the same way before memories were embedded with both of e5's "
-            f"recipes ({_per_language('fresh12')}), the blind one, scored once and never tuned on; a later split "
-            "leaves out the items that repeat an earlier one's exactly (5 in "
+            "on; a fresh12 split, written the same way before memories were embedded with both of e5's "
+            f"recipes ({_per_language('fresh12')}), scored blind once, whose forget misses one later choice looked "
+            "at (an event that ends a stored fact reads as a correction); and a fresh13 split, written the same way "
+            f"before that choice ({_per_language('fresh13')}), the blind one, scored once and never tuned on; a "
+            "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
-            "fresh11, all dedup pairs; 1 forget item in fresh12), so its counts are a little uneven. "
+            "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13), so its counts are a little "
+            "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
             "*memories as queries (before)* embed memories as queries too, with the settings tuned for that "
