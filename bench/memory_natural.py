@@ -234,7 +234,7 @@ def strict_alone(settings: MemorySettings) -> MemorySettings:
 
 # The settings that differed while memories were embedded as queries alone: with them, the
 # "as queries" rows are the decisions as they were before memory.embedding.
-QUERY_RECIPE = dict(near_margin=0.04, near_limit=3, dedup_same=0.02)
+QUERY_RECIPE = dict(near_margin=0.04, near_limit=3, dedup_same=0.02, near_word_share=1 / 3)
 
 
 def query_recipe(settings: MemorySettings) -> MemorySettings:

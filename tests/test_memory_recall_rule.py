@@ -2,6 +2,7 @@
 strict distance close behind the nearest, or a telling shared word a little further
 out; for a message that reads as a correction, a little wider still. Only those can
 be forgotten, and beyond the strict forget distance only when the message corrects."""
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -295,3 +296,16 @@ def test_a_nearest_memory_standing_out_from_the_rest_is_shown_beyond_the_strict_
     # And one further out than the stand-out bound is not shown however far ahead.
     memories = [mem(0, "Organises the annual office Christmas party.", 0.235), mem(2, "Prefers canapés.", 0.165)]
     assert contents(shown_for(asking, memories)) == []
+
+
+def test_among_many_candidates_a_word_a_fifth_of_them_share_is_no_pointer():
+    # A customer with many memories near a question about something never said: four of
+    # fifteen mention a marathon. That is their topic, not the one fact the message means.
+    things = ["ran a marathon in Tartu", "trains for a marathon", "bought marathon shoes", "watched a marathon",
+              "went hiking", "painted a sunset", "adopted a cat", "moved house", "likes jazz", "sings in a choir",
+              "grows tomatoes", "visited Riga", "plays chess", "reads thrillers", "bakes bread"]
+    memories = [mem(i, f"Sam {thing}.", 0.160 + i * 0.001) for i, thing in enumerate(things)]
+    message = "Which marathon medal did Sam win?"
+    assert contents(shown_for(message, memories)) == []
+    wider = replace(S.recall_bounds(message, "en")["bounds"], word_share=1 / 3)
+    assert contents(recall(Q, memories, message=message, lang="en", bounds=wider)) == ["Sam ran a marathon in Tartu."]
