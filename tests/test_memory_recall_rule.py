@@ -113,6 +113,21 @@ def test_an_event_that_ends_a_stored_fact_reads_as_a_correction():
         assert reads_as_correction(message, lang), message
 
 
+def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
+    # A birth ends a pregnancy; a car scrapped or handed on ends owning it.
+    for message, lang in [("our baby girl arrived 3 weeks ago, any postnatal classes?", "en"),
+                          ("we finally scrapped the old Astra", "en"),
+                          ("ya ha nacido mi niña, todo genial", "es"), ("se acabó lo del tinte, solo corte", "es"),
+                          ("у нас родилась дочка, хочу на йогу для мам", "ru"), ("машину сдали в утиль", "ru"),
+                          ("Bruno jäi kevadel magama, edaspidi tulen üksi", "et"), ("Poeg sündis märtsis", "et"),
+                          ("저 K5 결국 폐차했어요", "ko"), ("그 큰 악기는 당근으로 넘겼어요", "ko")]:
+        assert reads_as_correction(message, lang), message
+    # Asking about one's own car or a delivery is no correction.
+    for message, lang in [("Can you look at the Astra's brakes on Friday?", "en"),
+                          ("¿Cuándo llega el pedido?", "es"), ("Машина снова стучит, можно записаться?", "ru")]:
+        assert not reads_as_correction(message, lang), message
+
+
 def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
     # No "forget", no "now": the request is in the verb ("got rid of", "quítalo"), in "old"
     # or "new" next to the thing, or in the language's "instead" ("hoopis").

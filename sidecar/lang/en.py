@@ -121,6 +121,10 @@ LANGUAGE = Language(
         "new email", "my ex",
         # An event that ends what was stored: "my turnover dropped under the threshold and I've deregistered".
         "deregistered", "de-registered", "unregistered", "taken me off", "took me off",
+        # A birth ends a pregnancy, a car scrapped or given away ends owning it, a pet put to sleep.
+        "baby arrived", "baby is here", "baby's here", "was born", "were born", "gave birth", "had the baby",
+        "had our baby", "girl arrived", "boy arrived", "one arrived", "postnatal", "post-natal", "scrapped", "gave away",
+        "given away", "put to sleep",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",

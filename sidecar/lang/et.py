@@ -108,6 +108,9 @@ LANGUAGE = Language(
         "uus aadress", "varastati", "varastasid", "eemaldada", "matsime", "maeti",
         # Sündmus, millega salvestatu lõppes: "Muri lahkus meie hulgast".
         "lahkus meie hulgast", "lahkus meie juurest", "jättis meid maha",
+        # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
+        "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
+        "andsin ära", "jäi magama", "magama panna", "edaspidi",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",
