@@ -53,8 +53,11 @@ was written the same way before memories were embedded with both of e5's recipes
 (sidecar.memory.embedding) and scored blind once; one later choice looked at its forget
 misses (an event that ends a stored fact reads as a correction). The fresh13 split was
 written the same way, by writers who saw none of the rules, before that choice was
-scored, and is the blind one: scored once, never tuned on. Items that repeat an earlier
-split's exactly are left out of a later one.
+scored, and scored blind once; one later choice looked at its forget misses (a birth, a
+thing scrapped or handed on reads as a correction). The fresh14 split was written the
+same way while the last two choices were made, and is the blind one: no choice looked
+at it, scored once. Items that repeat an earlier split's exactly are left out of a
+later one.
 """
 from __future__ import annotations
 
@@ -78,7 +81,7 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13")
+          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -373,19 +376,24 @@ def markdown(result: dict) -> str:
             f"split, written the same way before it ({_per_language('fresh11')}), scored once and never tuned "
             "on; a fresh12 split, written the same way before memories were embedded with both of e5's "
             f"recipes ({_per_language('fresh12')}), scored blind once, whose forget misses one later choice looked "
-            "at (an event that ends a stored fact reads as a correction); and a fresh13 split, written the same way "
-            f"before that choice ({_per_language('fresh13')}), the blind one, scored once and never tuned on; a "
+            "at (an event that ends a stored fact reads as a correction); a fresh13 split, written the same way "
+            f"before that choice ({_per_language('fresh13')}), scored blind once, whose forget misses one later "
+            "choice looked at (a birth, a thing scrapped or handed on reads as a correction); and a fresh14 split, "
+            f"written the same way while the last two choices were made ({_per_language('fresh14')}), the blind "
+            "one, which no choice looked at, scored once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
-            "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13), so its counts are a little "
+            "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
+            "fresh14), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
             "*memories as queries (before)* embed memories as queries too, with the settings tuned for that "
-            "(" + ", ".join(f"`{k}` {v}" for k, v in QUERY_RECIPE.items()) + "): the decisions as they were. "
+            "(" + ", ".join(f"`{k}` {round(v, 3)}" for k, v in QUERY_RECIPE.items()) + "): the decisions as they were. "
             "Decided by the sidecar's own functions: "
             f"`recall` (strict distance {settings.recall_distance} within {settings.recall_margin} of the "
-            f"customer's nearest memory, or a telling shared content word up to {settings.near_distance} within "
+            f"customer's nearest memory, or a telling shared content word (one at most {settings.near_word_share} of "
+            f"the candidates have, or two) up to {settings.near_distance} within "
             f"{settings.near_margin} of it, at most {settings.near_limit}, or the customer's nearest memory up to "
             f"{settings.standout_distance} when it lies {settings.standout_gap} nearer than the next; for a message "
             "that reads as a correction, "
