@@ -137,6 +137,17 @@ def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_o
         assert decide(new, old, distance, lang, BANDS) == "updates", new
 
 
+def test_from_now_on_a_value_grown_or_a_thing_replaced_says_a_change():
+    # "edaspidi" (from now on), "has grown to", "заменил" (replaced), "처분하고" (got rid of), "a partir de".
+    for old, new, distance, lang in [
+            ("Tasub teenuste eest pangakaardiga.", "Maksab edaspidi arve alusel pangaülekandega.", 0.070, "et"),
+            ("Expecting about 80 wedding guests.", "Guest list has grown to around 120.", 0.116, "en"),
+            ("Принимает эналаприл 10 мг.", "Врач заменил эналаприл на лозартан 50 мг.", 0.078, "ru"),
+            ("차량은 흰색 아반떼임.", "아반떼를 처분하고 투싼을 새로 뽑았다.", 0.089, "ko"),
+            ("Paga con tarjeta.", "A partir de enero paga por transferencia.", 0.080, "es")]:
+        assert decide(new, old, distance, lang, BANDS) == "updates", new
+
+
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
     # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
     assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"

@@ -132,6 +132,8 @@ LANGUAGE = Language(
     change_cues=(
         # "Actually" in a fact says the value it states replaces one ("Actually prefers the aisle seat.").
         "actually",
+        # A value grown: "Guest list has grown to around 120."
+        "has grown", "grown to",
         "now", "these days", "any more", "anymore", "moved", "sold", "changed",
         "switched", "gave up", "given up", "stopped", "quit", "left", "gone", "rehomed", "passed away",
         "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",

@@ -111,6 +111,8 @@ LANGUAGE = Language(
     change_cues=(
         # "Actually" in a fact says the value it states replaces one ("En realidad prefiere el pasillo.").
         "en realidad",
+        # "A partir de ahora", "se ha ido a vivir a …".
+        "a partir de", "desde ahora", "ido a vivir",
         "ahora", "vendí", "vendimos", "vendido", "dejé",
         "dejamos", "cambi", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
         "terminé", "cancel", "descart",

@@ -110,7 +110,7 @@ LANGUAGE = Language(
         "lahkus meie hulgast", "lahkus meie juurest", "jättis meid maha",
         # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
         "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
-        "andsin ära", "jäi magama", "magama panna", "edaspidi",
+        "andsin ära", "jäi magama", "magama panna",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",
@@ -118,6 +118,8 @@ LANGUAGE = Language(
     change_cues=(
         # "Actually" in a fact says the value it states replaces one ("Lemmikvärv on tegelikult roheline.").
         "tegelikult",
+        # "From now on" and a value grown or put off: "Maksab edaspidi arve alusel", "Külaliste arv kasvas 120-ni".
+        "edaspidi", "kasvas", "üle viidud", "lükkus",
         "nüüd", "enam", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
         "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
