@@ -55,9 +55,10 @@ misses (an event that ends a stored fact reads as a correction). The fresh13 spl
 written the same way, by writers who saw none of the rules, before that choice was
 scored, and scored blind once; one later choice looked at its forget misses (a birth, a
 thing scrapped or handed on reads as a correction). The fresh14 split was written the
-same way while the last two choices were made, and is the blind one: no choice looked
-at it, scored once. Items that repeat an earlier split's exactly are left out of a
-later one.
+same way while those choices were made and scored blind once; no choice has looked at
+it. The fresh15 split was written the same way after them, while the change cues of a
+fact ("from now on", a value grown) were chosen, and is the blind one: no choice looked
+at it, scored once. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14")
+          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -378,13 +379,16 @@ def markdown(result: dict) -> str:
             f"recipes ({_per_language('fresh12')}), scored blind once, whose forget misses one later choice looked "
             "at (an event that ends a stored fact reads as a correction); a fresh13 split, written the same way "
             f"before that choice ({_per_language('fresh13')}), scored blind once, whose forget misses one later "
-            "choice looked at (a birth, a thing scrapped or handed on reads as a correction); and a fresh14 split, "
-            f"written the same way while the last two choices were made ({_per_language('fresh14')}), the blind "
-            "one, which no choice looked at, scored once; a "
+            "choice looked at (a birth, a thing scrapped or handed on reads as a correction); a fresh14 split, "
+            f"written the same way while those choices were made ({_per_language('fresh14')}), scored blind once, "
+            "which no choice has looked at; and a fresh15 split, written the same way after them, while the "
+            f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), the "
+            "blind one, "
+            "which no choice looked at, scored once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14), so its counts are a little "
+            "fresh14, 7 in fresh15), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
