@@ -56,7 +56,7 @@ test: install system-deps system-deps-wp
 
 # The whole bench includes retrieval quality, whose BM25 baseline needs the evaluation extra.
 bench: install system-deps
-	@$(BIN)/python -c 'import bm25s' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
+	@$(BIN)/python -c 'import bm25s, sklearn' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
 	$(BIN)/python -m bench.run
 
 # Retrieval quality alone (bench/retrieval_eval.py): replaces the `## Retrieval quality` section of
@@ -64,7 +64,7 @@ bench: install system-deps
 # later runs read the embeddings from .run/eval-cache/. `python -m bench.retrieval_eval --tune` prints
 # the RetrievalSettings grid on the tune split.
 eval: install system-deps
-	@$(BIN)/python -c 'import bm25s' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
+	@$(BIN)/python -c 'import bm25s, sklearn' 2>/dev/null || $(BIN)/pip install -q -e '.[eval]'
 	$(BIN)/python -m bench.retrieval_eval
 
 clean:

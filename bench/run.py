@@ -468,6 +468,8 @@ STANDALONE = {
     "memory_eval": ("## Memory thresholds", False, lambda mdb, key, quick: _import("memory_eval").run()),
     "memory_natural": ("## Memory on natural speech", False,
                        lambda mdb, key, quick: _import("memory_natural").run()),
+    "memory_learned": ("## Memory: what a learned combination of the signals allows", False,
+                       lambda mdb, key, quick: _import("memory_learned").run()),
     "locomo_recall": ("## Memory recall on LoCoMo", False, lambda mdb, key, quick: _import("locomo_recall").run()),
     "galera": ("## Galera: three nodes behind HAProxy", False,
                lambda mdb, key, quick: _import("galera").run(quick=quick)),
