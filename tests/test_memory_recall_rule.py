@@ -122,6 +122,10 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("Bruno jäi kevadel magama, edaspidi tulen üksi", "et"), ("Poeg sündis märtsis", "et"),
                           ("저 K5 결국 폐차했어요", "ko"), ("그 큰 악기는 당근으로 넘겼어요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
+    for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
+                          ("no más tinte, solo corte porfa", "es")]:
+        assert reads_as_correction(message, lang), message
     # Asking about one's own car or a delivery is no correction.
     for message, lang in [("Can you look at the Astra's brakes on Friday?", "en"),
                           ("¿Cuándo llega el pedido?", "es"), ("Машина снова стучит, можно записаться?", "ru")]:

@@ -103,7 +103,7 @@ LANGUAGE = Language(
         "me quitaron",
         # Un nacimiento acaba un embarazo, un coche al desguace, lo que "se acabó".
         "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "di a luz", "dado a luz", "dio a luz",
-        "se acabó", "se acabo", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
+        "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
         "en vez de", "antes", "en lugar de", "al final",
