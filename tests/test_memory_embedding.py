@@ -15,7 +15,7 @@ from sidecar.memory.service import MemorySettings
 from sidecar.memory.store import MemoryStore, StoredMemory
 from sidecar.spaces import identity_of, resolve_space
 
-from tests.test_memory_scoping import HashEmbedder
+from tests.hash_embedder import HashEmbedder
 
 S = MemorySettings()
 # en tune split of bench/memory_natural.jsonl: a question in other words than the fact.

@@ -2,7 +2,6 @@
 and random operations, across two sites."""
 from __future__ import annotations
 
-import hashlib
 import secrets
 
 import numpy as np
@@ -15,21 +14,7 @@ from sidecar.memory.store import MemoryStore
 from sidecar.sites import add_site
 from sidecar.spaces import find_space, resolve_space
 from tests.conftest import chat_payload
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words vectors: scoping does not depend on the model."""
-
-    name, model, dim = "test", "hash-64", 64
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-            out[i] /= np.linalg.norm(out[i]) or 1.0
-        return out
-
+from tests.hash_embedder import HashEmbedder
 
 EMB = HashEmbedder()
 ops = st.lists(st.tuples(st.sampled_from(["remember", "recall", "export", "forget"]),
