@@ -277,7 +277,20 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
             result[(sp, lang)] = scored(group, vec, settings)
     if split in (None, "tune"):
         result["ceiling"] = ceiling([it for it in items if it["split"] == "tune"], vec)
+    if split is None:
+        result["bounds"] = proposal_bounds([it for it in items if it["type"] == "dedup"], vec, settings)
     return result
+
+
+PROPOSAL_BOUNDS = (0.20, 0.15, 0.12, 0.10)
+
+
+def proposal_bounds(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict[float, dict]:
+    """`score_proposals` over every split's pairs together with each `updates_distance` of
+    PROPOSAL_BOUNDS: what a tighter bound on the model's proposal saves from a careless model
+    and costs one that judges rightly."""
+    from dataclasses import replace
+    return {bound: score_proposals(items, vec, replace(settings, updates_distance=bound)) for bound in PROPOSAL_BOUNDS}
 
 
 def _best_precision(relevant: np.ndarray, score: np.ndarray, at_recall: float) -> tuple[float, float]:
@@ -426,7 +439,7 @@ def markdown(result: dict) -> str:
              "wrong deletions (oracle / careless) | offered apart | dedup paraphrase merged | different kept apart | "
              "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, r in result.items():
-        if key in ("ceiling", "proposals"):
+        if key in ("ceiling", "proposals", "bounds"):
             continue
         sp, lang = key
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
@@ -439,7 +452,8 @@ def markdown(result: dict) -> str:
                      f"{fg['offered']:.2f} | "
                      f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
                      f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
-    return "\n".join(head + lines + _proposal_lines(result.get("proposals")) + _ceiling_lines(result.get("ceiling"))) + "\n"
+    return "\n".join(head + lines + _proposal_lines(result.get("proposals")) + _bound_lines(result.get("bounds"))
+                     + _ceiling_lines(result.get("ceiling"))) + "\n"
 
 
 def _proposal_lines(p: dict | None) -> list[str]:
@@ -463,6 +477,27 @@ def _proposal_lines(p: dict | None) -> list[str]:
         cell = lambda d, rel: f"{d[rel]['rate']:.2f} ({d[rel]['n']})" if rel in d else "–"  # noqa: E731
         out.append(f"| {sp} | {cell(o, 'paraphrase')} | {cell(o, 'changed_value')} | {cell(o, 'different_thing')} | "
                    f"{cell(c, 'different_thing')} |")
+    return out
+
+
+def _bound_lines(b: dict | None) -> list[str]:
+    if not b:
+        return []
+    shipped = MemorySettings().updates_distance
+    out = ["", f"Code's bound on the proposal, every split's pairs together (shipped: {shipped}): a tighter one "
+               "keeps more of a careless model's wrong merges apart and turns away more of a right one's.", "",
+           "| bound on `updates` | paraphrase merged (oracle) | changed replaced (oracle) | different kept apart "
+           "(careless) |", "|---|---:|---:|---:|"]
+    for bound, r in b.items():
+        o, c = r["oracle"], r["careless"]
+        out.append(f"| {bound:.2f} | {o['paraphrase']['rate']:.3f} | {o['changed_value']['rate']:.3f} | "
+                   f"{c['different_thing']['rate']:.3f} |")
+    tight = b[0.12]
+    out += ["", "The shipped bound lets a model that judges rightly reach every dedup target and leaves the "
+                "look-alikes to its judgement: a bound of 0.12 would keep "
+                f"{tight['careless']['different_thing']['rate']:.2f} of a careless model's wrong merges apart, but "
+                f"leave {1 - tight['oracle']['changed_value']['rate']:.2f} of a right one's changed values beside "
+                "the stale value they replace, for the assistant to quote."]
     return out
 
 
