@@ -44,7 +44,7 @@ from sidecar.memory.recall import about, shared_terms, terms
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.values import value_kinds
 
-from .memory_natural import as_memories, embedder, load
+from .memory_natural import embedder, load
 
 HEADING = "## Memory: what a learned combination of the signals allows"
 OWN_REACH = 0.2
