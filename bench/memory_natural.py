@@ -57,8 +57,10 @@ scored, and scored blind once; one later choice looked at its forget misses (a b
 thing scrapped or handed on reads as a correction). The fresh14 split was written the
 same way while those choices were made and scored blind once; no choice has looked at
 it. The fresh15 split was written the same way after them, while the change cues of a
-fact ("from now on", a value grown) were chosen, and is the blind one: no choice looked
-at it, scored once. Items that repeat an earlier split's exactly are left out of a later one.
+fact ("from now on", a value grown) were chosen, and scored blind once; one later choice
+looked at its forget misses ("no more" said with a noun). The fresh16 split was written
+the same way after every choice, and is the blind one: no choice looked at it, scored
+once. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15")
+          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -394,14 +396,15 @@ def markdown(result: dict) -> str:
             f"before that choice ({_per_language('fresh13')}), scored blind once, whose forget misses one later "
             "choice looked at (a birth, a thing scrapped or handed on reads as a correction); a fresh14 split, "
             f"written the same way while those choices were made ({_per_language('fresh14')}), scored blind once, "
-            "which no choice has looked at; and a fresh15 split, written the same way after them, while the "
-            f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), the "
-            "blind one, "
+            "which no choice has looked at; a fresh15 split, written the same way after them, while the "
+            f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), scored "
+            "blind once, whose forget misses one later choice looked at (\"no more\" said with a noun); and a "
+            f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), the blind one, "
             "which no choice looked at, scored once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
