@@ -73,8 +73,8 @@ class Sides:
 def dedup_signals(new: str, old: str, lang: str, s: Sides, settings: MemorySettings) -> list[float]:
     a, b = dedup.slots(new, lang), dedup.slots(old, lang)
     d = float(1.0 - s.memory[new] @ s.memory[old])
-    shares = (dedup._share(a.words, b.words), dedup._share(b.words, a.words))
-    every = (dedup._share(a.every, b.every), dedup._share(b.every, a.every))
+    shares = (dedup.share(a.words, b.words), dedup.share(b.words, a.words))
+    every = (dedup.share(a.every, b.every), dedup.share(b.every, a.every))
     return [d, float(1.0 - s.query[new] @ s.query[old]), float(1.0 - s.passage[new] @ s.passage[old]),
             min(shares), max(shares), min(every), max(every), float(dedup.contained(a, b)),
             float(a.values == b.values), float(bool(a.values) and bool(b.values)), float(bool(a.values or b.values)),

@@ -187,7 +187,7 @@ def _match(x: str, y: str) -> bool:
     return stems_match(x, y)
 
 
-def _share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+def share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
     """The share of a's words that b has (1.0 for no words)."""
     if not a:
         return 1.0
@@ -195,14 +195,14 @@ def _share(a: tuple[str, ...], b: tuple[str, ...]) -> float:
 
 
 def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    return _share(a, b) == 1.0 and _share(b, a) == 1.0
+    return share(a, b) == 1.0 and share(b, a) == 1.0
 
 
 def overlap(new: Slots, old: Slots) -> float:
     """The share of thing words the two facts have in common, the smaller way round."""
     if not new.words and not old.words:
         return 1.0
-    return min(_share(new.words, old.words), _share(old.words, new.words))
+    return min(share(new.words, old.words), share(old.words, new.words))
 
 
 def same_fact(new: str, old: str, lang: str) -> bool:
@@ -253,7 +253,7 @@ def _names_a_third(old: str, new: str, lang: str) -> bool:
     things = slots(old, lang).words
     change = _lists(lang).change
     said = slots(change.sub(" ", new), lang).words if change else slots(new, lang).words
-    return bool(things) and _share(things, said) >= _CHANGED_SHARE
+    return bool(things) and share(things, said) >= _CHANGED_SHARE
 
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
