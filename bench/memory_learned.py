@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from sidecar.memory import dedup, forget
+from sidecar.memory import embedding as memory_embedding
 from sidecar.memory.recall import about, shared_terms, terms
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.values import value_kinds
@@ -50,24 +51,20 @@ HEADING = "## Memory: what a learned combination of the signals allows"
 OWN_REACH = 0.2
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
-
-
 class Sides:
     """Each text's query and passage vectors, and the memory vector made of both."""
 
     def __init__(self, texts: list[str]):
         emb, unique = embedder(), list(dict.fromkeys(texts))
-        self.query, self.passage = {}, {}
+        self.query, self.passage, self.memory = {}, {}, {}
         try:
             for i in range(0, len(unique), 64):
                 chunk = unique[i:i + 64]
                 self.query.update(zip(chunk, emb.embed(chunk)))
                 self.passage.update(zip(chunk, emb.embed_passages(chunk)))
+                self.memory.update(zip(chunk, memory_embedding.vectors(emb, chunk)))  # both sides cached above
         finally:
             emb.close()
-        self.memory = {t: _unit(self.query[t] + self.passage[t]) for t in unique}
 
 
 def dedup_signals(new: str, old: str, lang: str, s: Sides, settings: MemorySettings) -> list[float]:

@@ -184,13 +184,18 @@ class Memory:
         self._worker = Worker("rtac-memory", self._background_pass, poll=10)
         self._earlier_left = True  # rows of the query recipe alone may remain (reembed.earlier_recipe)
 
+    @property
+    def rows_of(self) -> str:
+        """The model name this embedder's memory rows carry (memory.embedding)."""
+        return memory_embedding.model(self.embedder)
+
     # --- on the turn --------------------------------------------------------------
 
     def recall(self, conn: Connection, space: Space, message: str,
                embedding: QueryEmbedding | None = None, lang: str = "en") -> Recalled:
         """`embedding`: the turn's query embedding, made here only if the space has memories."""
         store = MemoryStore(conn, space)
-        rows_of = memory_embedding.model(self.embedder)
+        rows_of = self.rows_of
         index = self.indexes.get(space, rows_of, lambda: store.index(rows_of))
         if not index.ids:  # a first-time visitor costs no embedding at all
             return Recalled()
@@ -317,7 +322,7 @@ class Memory:
             conn.execute(select(t.spaces.c.id).where(t.spaces.c.id == space.id).with_for_update())
             if entries:
                 extract.write(MemoryStore(conn, space), entries, vectors,
-                              embed_model=memory_embedding.model(self.embedder),
+                              embed_model=self.rows_of,
                               lang=job.lang, dedup=self.settings.dedup_bands(), cap=self.settings.cap,
                               conversation_id=job.conversation_id, turn_seq=job.turn_seq,
                               known=known, updates_distance=self.settings.updates_distance)
@@ -328,7 +333,8 @@ class Memory:
     def _known(self, store: MemoryStore, said: list[str]) -> dict:
         """The customer's facts nearest to what they said, as refs for the extraction call
         to name in `updates` (one embedding, off the visitor's clock; none on failure)."""
-        facts = [m for m in store.all(kind="fact") if m.embed_model == memory_embedding.model(self.embedder)]
+        rows_of = self.rows_of
+        facts = [m for m in store.all(kind="fact") if m.embed_model == rows_of]
         if not facts or not said:
             return {}
         query = QueryEmbedding(self.embedder, "\n".join(said)).get()
