@@ -5,6 +5,7 @@ from datetime import datetime
 
 import numpy as np
 import pytest
+from sqlalchemy import text
 
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import embedding as memory_embedding
@@ -115,6 +116,16 @@ def test_the_background_moves_rows_of_the_query_recipe_and_leaves_other_models_t
     assert models(engine, spaces[1]) == [memory_embedding.model(local)] * 2
     assert models(engine, other) == ["hash-64"]  # another model's rows: `rtac reembed`'s
     assert reembed.earlier_recipe(engine, keyring, svc.sites, local) is None
+
+
+def test_the_sweep_finds_its_spaces_in_an_index_alone(engine):
+    """Asked at every worker pass while such rows remain: a range of one index, no
+    table rows read, however many memories other sites hold."""
+    query = reembed.spaces_holding("some-model", 8).compile(engine, compile_kwargs={"literal_binds": True})
+    with engine.connect() as conn:
+        plan = conn.execute(text(f"EXPLAIN {query}")).mappings().one()
+    assert plan["key"] == "ix_memory_model"
+    assert plan["type"] in ("ref", "range") and "Using index" in (plan["Extra"] or "")
 
 
 def test_the_memory_workers_pass_moves_them_until_none_is_left(make_services, engine, keyring, site, local):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.engine import Engine
 
 from .. import tables as t
@@ -48,6 +48,13 @@ def reembed_site(engine: Engine, keyring: Keyring, site: Site, embedder: Embedde
                              lambda m: everything or m.embed_model != rows_of) for space_id in space_ids)
 
 
+def spaces_holding(model: str, limit: int) -> Select:
+    """A few spaces with rows of `model`, read from ix_memory_model alone (sweeps ask it
+    pass after pass)."""
+    return select(_M.site_id, _M.space_id).where(_M.embed_model == model) \
+        .group_by(_M.site_id, _M.space_id).limit(limit)
+
+
 def earlier_recipe(engine: Engine, keyring: Keyring, sites: SiteRegistry, embedder: Embedder,
                    spaces: int = 8) -> int | None:
     """A few spaces' memories that this model embedded as queries alone, moved to its
@@ -60,8 +67,7 @@ def earlier_recipe(engine: Engine, keyring: Keyring, sites: SiteRegistry, embedd
     if memory_embedding.model(embedder) == earlier:
         return None  # this embedder has a single recipe
     with engine.connect() as conn:
-        found = conn.execute(select(_M.site_id, _M.space_id).where(_M.embed_model == earlier)
-                             .group_by(_M.site_id, _M.space_id).limit(spaces)).all()
+        found = conn.execute(spaces_holding(earlier, spaces)).all()
     if not found:
         return None
     done = 0
