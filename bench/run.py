@@ -469,7 +469,7 @@ STANDALONE = {
     "memory_natural": ("## Memory on natural speech", False,
                        lambda mdb, key, quick: _import("memory_natural").run()),
     "memory_learned": ("## Memory: what a learned combination of the signals allows", False,
-                       lambda mdb, key, quick: _import("memory_learned").run()),
+                       lambda mdb, key, quick: _import("memory_learned").run(engine_signals=not quick)),
     "locomo_recall": ("## Memory recall on LoCoMo", False, lambda mdb, key, quick: _import("locomo_recall").run()),
     "galera": ("## Galera: three nodes behind HAProxy", False,
                lambda mdb, key, quick: _import("galera").run(quick=quick)),
