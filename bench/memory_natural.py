@@ -76,6 +76,7 @@ import numpy as np
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import embedding as memory_embedding
 from sidecar.memory import extract
+from sidecar.memory.dedup import slots
 from sidecar.memory import forget as forget_module
 from sidecar.memory.recall import recall, shared_terms, terms
 from sidecar.memory.service import MemorySettings
@@ -231,6 +232,29 @@ def score_own(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict
     return {"kept": kept, "n": n, "rate": kept / n if n else 1.0}
 
 
+def score_strangers(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict:
+    """A fact saying it changed (the new fact of a dedup item with a change cue), written for
+    each other customer of its language (the memories of a recall or forget item), as
+    extraction writes it by code alone (`extract.nearest_same`): how often it replaces one of
+    that customer's facts. Those facts were never said by its customer, so nearly every such
+    merge deletes a true fact; a few are the same kind of fact (another customer's
+    stylist), which would be right for that customer: an upper bound on wrong merges."""
+    customers = defaultdict(dict)
+    for it in items:
+        if "memories" in it:
+            customers[it["lang"]][tuple(it["memories"])] = None
+    merged = n = 0
+    for it in items:
+        if it["type"] != "dedup" or not slots(it["new"], it["lang"]).changes:
+            continue
+        new = vec.memory[it["new"]]
+        for memories in customers[it["lang"]]:
+            d = 1.0 - np.array([vec.memory[m] for m in memories]) @ new
+            n += 1
+            merged += extract.nearest_same(it["new"], d, list(memories), it["lang"], settings.dedup_bands()) is not None
+    return {"merged": merged, "n": n, "rate": merged / n if n else 0.0}
+
+
 def strict_alone(settings: MemorySettings) -> MemorySettings:
     """The settings with recall and forgetting on their absolute distances alone."""
     from dataclasses import replace
@@ -276,6 +300,7 @@ def run(split: str | None = None, settings: MemorySettings = MemorySettings()) -
             dedup = [it for it in group if it["type"] == "dedup"]
             if lang == "all" and dedup:
                 result.setdefault("proposals", {})[sp] = score_proposals(dedup, vec, settings)
+                result.setdefault("strangers", {})[sp] = score_strangers(group, vec, settings)
             result[(sp, lang)] = scored(group, vec, settings)
     if split in (None, "tune"):
         result["ceiling"] = ceiling([it for it in items if it["split"] == "tune"], vec)
@@ -442,7 +467,7 @@ def markdown(result: dict) -> str:
              "wrong deletions (oracle / careless) | offered apart | dedup paraphrase merged | different kept apart | "
              "changed replaced | own memories kept apart |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, r in result.items():
-        if key in ("ceiling", "proposals", "bounds"):
+        if key in ("ceiling", "proposals", "bounds", "strangers"):
             continue
         sp, lang = key
         rc, fg, dd = r["recall"], r["forget"], r["dedup"]
@@ -455,8 +480,29 @@ def markdown(result: dict) -> str:
                      f"{fg['offered']:.2f} | "
                      f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
                      f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
-    return "\n".join(head + lines + _proposal_lines(result.get("proposals")) + _bound_lines(result.get("bounds"))
+    return "\n".join(head + lines + _stranger_lines(result.get("strangers"))
+                     + _proposal_lines(result.get("proposals")) + _bound_lines(result.get("bounds"))
                      + _ceiling_lines(result.get("ceiling"))) + "\n"
+
+
+def _stranger_lines(st: dict | None) -> list[str]:
+    if not st:
+        return []
+    out = ["", "### A change beside facts it does not speak of", "",
+           "Each dedup item's new fact that says it changed (a change cue: \"now\", \"switched to\", "
+           "\"теперь\", \"바뀜\"), written by code alone (`extract.nearest_same`: its three nearest stored "
+           "facts, nearest first) for every customer of the same split and language (the memories of a recall "
+           "or forget item), none of whom said it: the share of customers one of whose facts it replaces. "
+           "Nearly each such merge deletes a true fact; a few are the same kind of fact (another customer's "
+           "stylist), right for that customer, so this is an upper bound on wrong merges. Lower is better.", "",
+           "| split | facts × customers | replaced one of their facts |", "|---|---:|---:|"]
+    total = [0, 0]
+    for sp, r in st.items():
+        out.append(f"| {sp} | {r['n']} | {r['rate']:.3f} |")
+        total[0] += r["merged"]
+        total[1] += r["n"]
+    out.append(f"| all | {total[1]} | {total[0] / total[1]:.3f} |")
+    return out
 
 
 def _proposal_lines(p: dict | None) -> list[str]:

@@ -163,6 +163,15 @@ def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, la
     return decide(new, old, distance, lang, bands) != "new"
 
 
+def nearest_same(content: str, d: np.ndarray, stored: list[str], lang: str, bands: Bands) -> int | None:
+    """Code alone: which stored fact this one restates or updates, among its
+    DEDUP_CANDIDATES nearest (`d`: its distance to each), nearest first; None for a new fact."""
+    for i in np.argsort(d)[:DEDUP_CANDIDATES]:
+        if decide(content, stored[i], float(d[i]), lang, bands) != "new":
+            return int(i)
+    return None
+
+
 def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, StoredMemory], bound: float) -> StoredMemory | None:
     """The known memory the model says this entry updates, when code agrees."""
     memory = known.get(entry.updates or "")
@@ -186,11 +195,8 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
         elif entry.kind == "topic":
             match = store.find_topic(entry.topic or entry.content)
         elif facts:
-            d = distances(vector, facts)
-            for i in np.argsort(d)[:DEDUP_CANDIDATES]:
-                if decide(entry.content, facts[i].content, float(d[i]), lang, dedup) != "new":
-                    match = facts[i]
-                    break
+            i = nearest_same(entry.content, distances(vector, facts), [f.content for f in facts], lang, dedup)
+            match = facts[i] if i is not None else None
         if match is not None:
             store.replace(match, content=entry.content, importance=entry.importance, embedding=vector,
                           embed_model=embed_model, conversation_id=conversation_id, turn_seq=turn_seq)
