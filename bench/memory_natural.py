@@ -236,9 +236,9 @@ def score_strangers(items: list[dict], vec: Vectors, settings: MemorySettings) -
     """A fact saying it changed (the new fact of a dedup item with a change cue), written for
     each other customer of its language (the memories of a recall or forget item), as
     extraction writes it by code alone (`extract.nearest_same`): how often it replaces one of
-    that customer's facts. Those facts were never said by its customer, so nearly every such
-    merge deletes a true fact; a few are the same kind of fact (another customer's
-    stylist), which would be right for that customer: an upper bound on wrong merges."""
+    that customer's facts. Those facts were never said by its customer, so such a merge
+    deletes a true fact, unless it is the same kind of fact (their address beside a move),
+    where it would be right for that customer: an upper bound on wrong merges."""
     customers = defaultdict(dict)
     for it in items:
         if "memories" in it:
@@ -494,8 +494,9 @@ def _stranger_lines(st: dict | None) -> list[str]:
            "\"теперь\", \"바뀜\"), written by code alone (`extract.nearest_same`: its three nearest stored "
            "facts, nearest first) for every customer of the same split and language (the memories of a recall "
            "or forget item), none of whom said it: the share of customers one of whose facts it replaces. "
-           "Nearly each such merge deletes a true fact; a few are the same kind of fact (another customer's "
-           "stylist), right for that customer, so this is an upper bound on wrong merges. Lower is better.", "",
+           "Such a merge deletes a true fact, unless that customer's fact is the same kind of fact (their "
+           "address beside a move, their stylist beside a new one), where it would be right: an upper bound on "
+           "wrong merges. Lower is better.", "",
            "| split | facts × customers | replaced one of their facts |", "|---|---:|---:|"]
     total = [0, 0]
     for sp, r in st.items():
