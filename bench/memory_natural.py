@@ -453,7 +453,7 @@ def markdown(result: dict) -> str:
             f"the dedup decision `dedup.decide` (code alone: bands {settings.dedup_same} / {settings.dedup_value_close} / "
             f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
             "out, one fact's words within the other's, the values, a change cue in a fact that speaks of the "
-            "stored one; and up to "
+            "stored one, never a member of the family for the customer; and up to "
             f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
             "or naming a third of the stored fact's things). "
             "*Own memories kept apart*: every two memories of one customer "

@@ -166,6 +166,19 @@ def test_a_change_replaces_only_a_fact_it_speaks_of():
     assert decide("Kolis Mustamäelt Nõmmele.", "Elab Viimsis.", 0.108, "et", BANDS) == "updates"
 
 
+def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
+    for old, new, distance, lang in [
+            ("Allergic to penicillin.", "Her daughter is allergic to penicillin.", 0.059, "en"),
+            ("Tal on hambaarsti kontroll jaanuaris.", "Tema abikaasal on hambaarsti kontroll jaanuaris.", 0.037, "et"),
+            ("Estudia euskera, nivel B1.", "Su hijo estudia inglés, nivel B1.", 0.073, "es"),
+            ("Принимает L-тироксин.", "Мама принимает инсулин.", 0.111, "ru"),
+            ("본인 연락처는 010-7777-4321이다.", "남편 연락처는 010-5555-1234임.", 0.089, "ko")]:
+        assert decide(new, old, distance, lang, BANDS) == "new", new
+    # Both about the daughter: a changed value still replaces the old one.
+    assert decide("Daughter Mia now has swimming on Thursdays.", "Daughter Mia has swimming on Tuesdays.", 0.026, "en",
+                  BANDS) == "updates"
+
+
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
     # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
     assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"

@@ -165,6 +165,13 @@ class Language:
     found at the start of a word: a fact stating a contact so says it replaces the old
     one ("New phone number: …"). Dedup only: a message about "a new appointment" is no
     correction."""
+    relatives: tuple[str, ...]
+    """Words and stems naming a member of the customer's family ("daughter", "муж",
+    "hija", "abikaasa", "남편"), found at the start of a word: a fact naming one is about
+    that person, so it never restates or replaces a fact naming none, the customer's
+    own, however alike ("Her daughter is allergic to penicillin." / "Allergic to
+    penicillin."). A word that also starts another ("son" in "Sony") only keeps two
+    facts apart."""
     value_labels: tuple[str, ...]
     """Words naming the value an attribute takes (months, weekdays, times of day,
     contact channels): two facts that differ only in these state a changed value.

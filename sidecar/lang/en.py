@@ -145,6 +145,12 @@ LANGUAGE = Language(
     ),
     residence_words=words("lives live living lived moved move moving relocat based resid"),
     new_words=words("new"),
+    relatives=words("""
+        daughter son sons wife husband partner mother mum mom father dad sister brother child
+        children kids grandson granddaughter grandchild grandmother grandma grandfather grandpa
+        niece nephew aunt uncle fiancé fiancée fiance girlfriend boyfriend parents stepson
+        stepdaughter baby
+    """),
     value_labels=words("""
         january february march april may june july august september october november december
         monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening

@@ -128,6 +128,10 @@ LANGUAGE = Language(
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
     """),
     new_words=words("nuev"),
+    relatives=words("""
+        hijo hija hijos hijas esposa esposo marido mujer madre padre mamá papá herman abuel nieto
+        nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía
+    """),
     value_labels=words("""
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
         lunes martes miércoles jueves viernes sábado domingo mañana tarde noche

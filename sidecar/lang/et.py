@@ -130,6 +130,10 @@ LANGUAGE = Language(
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
     new_words=words("uus uue uut"),
+    relatives=words("""
+        tütar tütre poeg poja pojad naine naise abikaasa ema emal emale isa isal isale õde õe vend
+        venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
+    """),
     value_labels=words("""
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
         esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu

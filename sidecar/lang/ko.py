@@ -143,6 +143,9 @@ LANGUAGE = Language(
     ),
     residence_words=words("거주 이사 살고 살아 살며 삽니다 사는 살았 이주"),
     new_words=("새 ", "새로운", "새번호"),
+    relatives=words("""
+        딸 아들 남편 아내 와이프 부인 엄마 어머니 아빠 아버지 언니 누나 오빠 동생 아기 자녀 손자 손녀 할머니 할아버지 조카 시어머니 장모
+    """),
     value_labels=words("월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡"),
     # Words are compared with their endings stripped, not stemmed together: nothing
     # folds two people into one word.

@@ -50,7 +50,10 @@ lives, of their phone or of their e-mail replaces a stored fact of that kind up 
 `changed`, beyond `outer`: "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.",
 and a customer lives in one place at a time; so does one that says it changed and
 names a third or more of the stored fact's things ("Сдал тест, уровень теперь B2." /
-"Уровень английского — B1."). Anything else is kept apart, however close: "Home
+"Уровень английского — B1."). A fact naming a member of the customer's family ("Her
+daughter is allergic to penicillin.") is about that person: beyond `same` it never
+restates or replaces one naming none, the customer's own ("Allergic to penicillin.",
+0.059 apart). Anything else is kept apart, however close: "Home
 insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
 close as most paraphrases, and merging would overwrite a true fact, while keeping two
 costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
@@ -94,6 +97,7 @@ class _Lists(NamedTuple):
     change: re.Pattern[str] | None
     name_labels: tuple[str, ...]
     new: re.Pattern[str] | None
+    relatives: re.Pattern[str] | None
 
 
 @lru_cache(maxsize=64)
@@ -103,12 +107,12 @@ def _lists(lang: str) -> _Lists:
     change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists((), frozenset(), (), None, (), None)
+        return _Lists((), frozenset(), (), None, (), None, None)
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels,
-                  languages.word_starts(own.new_words))
+                  languages.word_starts(own.new_words), languages.word_starts(own.relatives))
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -154,6 +158,7 @@ class Slots:
     rest: tuple[str, ...]  # its thing words without them
     naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
     every: tuple[str, ...]  # its thing words with the short ones
+    relative: bool  # it names a member of the customer's family: it is about that person
 
 
 @lru_cache(maxsize=1024)
@@ -176,7 +181,9 @@ def slots(text: str, lang: str) -> Slots:
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
-    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every)
+    relatives = _lists(lang).relatives
+    relative = bool(relatives and relatives.search(text))
+    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative)
 
 
 def thing_words(text: str, lang: str) -> list[str]:
@@ -277,6 +284,8 @@ def _speaks_of(old: str, new: str, lang: str) -> bool:
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
+    if distance > bands.same and slots(new, lang).relative != slots(old, lang).relative:
+        return "new"  # one is about a member of the family, the other about the customer
     if distance > bands.outer:
         if distance <= bands.changed and slots(new, lang).changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
