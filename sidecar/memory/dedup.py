@@ -40,7 +40,7 @@ of the change left out, or a value of a kind a customer has one of at a time): w
 for each other customer of its split and language in bench/memory_natural.jsonl, a fact
 saying it changed replaced one of their facts for 0.203 of them without that condition
 and 0.094 with it, nearly always deleting a true fact, while changed values replaced
-went from 0.738 to 0.681 (a missed change keeps the stale line beside the new one, which
+went from 0.738 to 0.682 (a missed change keeps the stale line beside the new one, which
 says it is new); so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer; and, for where the customer lives, in the
 house number too), unless the name is what the fact is about
