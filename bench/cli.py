@@ -13,7 +13,7 @@ def on_local_mariadb(prog: str, seed: bytes, section: Callable[[object, bytes, b
     throwaway MariaDB (bench.db.LocalMariaDB) with a master key derived from `seed`;
     `--write` also replaces that section (its first line is its heading) in bench/RESULTS.md."""
     from .db import LocalMariaDB
-    from .results_file import write_section
+    from .results_file import publish
 
     ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("--quick", action="store_true")
@@ -21,9 +21,7 @@ def on_local_mariadb(prog: str, seed: bytes, section: Callable[[object, bytes, b
     args = ap.parse_args()
     with LocalMariaDB() as mdb:
         text = section(mdb, hashlib.sha256(seed).digest(), args.quick)
-    if args.write and not args.quick:
-        write_section(Path(__file__).with_name("RESULTS.md"), text, text.splitlines()[0])
-    print(text)
+    publish(text, text.splitlines()[0], args.write and not args.quick)
 
 
 def on_data_set(measure: Callable[[Path | str], dict], markdown: Callable[[dict], str], default: Path,

@@ -531,10 +531,8 @@ def markdown(result: dict) -> str:
 if __name__ == "__main__":
     import argparse
 
-    from .results_file import write_section
+    from .results_file import publish
     ap = argparse.ArgumentParser(prog="python -m bench.embedding")
     ap.add_argument("--write", action="store_true", help="replace the section in bench/RESULTS.md")
-    text = markdown(run())
-    if ap.parse_args().write:
-        write_section(Path(__file__).with_name("RESULTS.md"), text, "## Embedding")
-    print(text)
+    args = ap.parse_args()
+    publish(markdown(run()), "## Embedding", args.write)

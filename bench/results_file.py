@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).with_name("RESULTS.md")
 
 
 def git(*args: str) -> str:
@@ -59,3 +60,10 @@ def remeasured(text_: str, heading: str, when: str, commit: str) -> str:
     else:
         lines[at] = line
     return "".join(lines)
+
+
+def publish(section: str, heading: str, write: bool) -> None:
+    """A bench's section printed, and with `write` put in its place in bench/RESULTS.md."""
+    print(section)
+    if write:
+        write_section(RESULTS, section, heading)
