@@ -284,17 +284,17 @@ def _speaks_of(old: str, new: str, lang: str) -> bool:
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
-    if distance > bands.same and slots(new, lang).relative != slots(old, lang).relative:
+    a, b = slots(new, lang), slots(old, lang)
+    if distance > bands.same and a.relative != b.relative:
         return "new"  # one is about a member of the family, the other about the customer
-    if distance > bands.outer:
-        if distance <= bands.changed and slots(new, lang).changes and (
+    if distance > bands.outer:  # nothing merges beyond it, but for a change of one-at-a-time things
+        if distance <= bands.changed and a.changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
                 or _names_a_third(old, new, lang)):
             return "updates"
         return "new"
     if distance <= bands.same:
         return "restates"
-    a, b = slots(new, lang), slots(old, lang)
     same_words = overlap(a, b) == 1.0
     if same_words or contained(a, b):  # the same things, or one word more ("New phone number: …")
         if a.values == b.values:
