@@ -59,8 +59,10 @@ same way while those choices were made and scored blind once; no choice has look
 it. The fresh15 split was written the same way after them, while the change cues of a
 fact ("from now on", a value grown) were chosen, and scored blind once; one later choice
 looked at its forget misses ("no more" said with a noun). The fresh16 split was written
-the same way after every choice, and is the blind one: no choice looked at it, scored
-once. Items that repeat an earlier split's exactly are left out of a later one.
+the same way after every choice and scored blind once; two later choices looked at every
+split (a change replaces only a fact it speaks of; a relative's fact never replaces the
+customer's own). The fresh17 split was written the same way after those, and is the
+blind one: no choice looked at it, scored once. Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16")
+          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -423,13 +425,15 @@ def markdown(result: dict) -> str:
             f"written the same way while those choices were made ({_per_language('fresh14')}), scored blind once, "
             "which no choice has looked at; a fresh15 split, written the same way after them, while the "
             f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), scored "
-            "blind once, whose forget misses one later choice looked at (\"no more\" said with a noun); and a "
-            f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), the blind one, "
-            "which no choice looked at, scored once; a "
+            "blind once, whose forget misses one later choice looked at (\"no more\" said with a noun); a "
+            f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), scored blind "
+            "once, after which two choices looked at every split (a change replaces only a fact it speaks of; a "
+            "relative's fact never replaces the customer's own); and a fresh17 split, written the same way after "
+            f"those ({_per_language('fresh17')}), the blind one, which no choice looked at, scored once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
