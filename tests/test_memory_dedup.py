@@ -160,6 +160,10 @@ def test_a_change_replaces_only_a_fact_it_speaks_of():
             ("Practical test is booked for 20 June.", "Check-up postponed to 2 June.", 0.115, "en"),
             ("평일엔 차를 못 맡겨서 토요일에 옴.", "요즘은 서연 디자이너한테만 커트를 받음.", 0.110, "ko")]:
         assert decide(new, old, distance, lang, BANDS) == "new", new
+    # A word that only limits a fact ("только", "ainult") is no thing the two share.
+    for old, new, lang in [("Пьёт только безлактозный протеин.", "Теперь записывается только к Марине.", "ru"),
+                           ("Joob ainult kaerapiima.", "Käib nüüd ainult hommikuti trennis.", "et")]:
+        assert decide(new, old, 0.11, lang, BANDS) == "new", new
     # A thing in common, or a value of a kind one has one of at a time, still says which.
     assert decide("Now prefers email to phone calls.", "Prefers phone calls to email.", 0.024, "en", BANDS) == "updates"
     assert decide("Переехал на Садовую, 5.", "Живёт на ул. Садовой, 8, кв. 21.", 0.116, "ru", BANDS) == "updates"

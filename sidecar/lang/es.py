@@ -52,7 +52,7 @@ LANGUAGE = Language(
     """),
     function_words=words("""
         que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada
-        desde ya porque pues así nunca ningún ninguno ninguna nada sin tampoco
+        desde ya porque pues así sólo solamente únicamente nunca ningún ninguno ninguna nada sin tampoco
     """),
     # Snowball's Spanish stemmer brings the inflected forms to one stem.
     irregular_forms=frozen({}),

@@ -16,8 +16,9 @@ natural set lie within 0.13, but so do different things that look alike (from
   of the same kind within its distance bound); without it, code alone decides:
 - value slots: the values a fact states (values.py: numbers, dates, e-mails, phones,
   URLs; and the language's value words: months, weekdays, channels) are taken out;
-  the rest are its thing words, stemmed, framing words removed (and, in a fact that
-  states a phone or an e-mail, the language's words for one: "teléfono", "móvil");
+  the rest are its thing words, stemmed, without framing words or function words other
+  than negations ("only", "только", "each"), and, in a fact that states a phone or an
+  e-mail, without the language's words for one ("teléfono", "móvil");
 - word overlap: the share of each fact's thing words the other has (the grounding
   check's stem tolerance), the smaller of the two;
 - a change cue in the new fact ("now", "switched to", "теперь", "바뀜"), or, in a fact
@@ -133,11 +134,23 @@ def _is_value(word: str, lang: str) -> bool:
     return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
 
 
+@lru_cache(maxsize=64)
+def _no_things(lang: str) -> frozenset[str]:
+    """The words that name no thing: framing words, and function words but for those that
+    negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
+    share with it; "не" in "Не ест мясо." tells it from "Ест мясо.")."""
+    own = languages.find(lang)
+    if own is None:
+        return frozenset()
+    plain = [w for w in own.function_words if not own.negation.search(f" {w} ")]
+    return frozenset(w for phrase in own.framing + tuple(plain) for w in _words(_fold(phrase), lang))
+
+
 def _thing_words(folded: str, lang: str) -> list[str]:
     """With the short words, which are mostly particles and stems cut too far, but
     sometimes the one word that tells two things apart ("집", home): `_long` drops them."""
-    framing = {w for phrase in _lists(lang).framing for w in _words(_fold(phrase), lang)}
-    return [w for w in _words(folded, lang) if w not in framing and not _is_value(w, lang)]
+    no_things = _no_things(lang)
+    return [w for w in _words(folded, lang) if w not in no_things and not _is_value(w, lang)]
 
 
 def _long(words: Iterable[str], lang: str) -> tuple[str, ...]:
