@@ -125,9 +125,9 @@ LANGUAGE = Language(
         "baby arrived", "baby is here", "baby's here", "was born", "were born", "gave birth", "had the baby",
         "had our baby", "girl arrived", "boy arrived", "one arrived", "postnatal", "post-natal", "scrapped", "gave away",
         "given away", "put to sleep",
-        # Dropping one of several things by its pronoun or outright: "take him off the system",
-        # "cancel the saturday sourdough", "he's outgrown the egg allergy".
-        "take him off", "take her off", "take them off", "cancel", "outgrown", "grown out of",
+        # Dropping one of several things by its pronoun, or a thing outgrown: "take him off the
+        # system", "he's outgrown the egg allergy". Not "cancel": mostly an appointment, no fact.
+        "take him off", "take her off", "take them off", "outgrown", "grown out of",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",
