@@ -289,6 +289,10 @@ def run(engine_signals: bool = False) -> dict:
     return out
 
 
+# The rows that learn from more than the shipped rules' signals, and what more.
+MORE = {"engine": "the sparse head's cosine and the word alignment", "vectors": "the pair's vectors"}
+
+
 def markdown(r: dict) -> str:
     d, rc = r["dedup"], r["recall"]
     cell = lambda rates, k: f"{rates[k][0]:.2f} ({rates[k][1]})"  # noqa: E731
@@ -312,8 +316,7 @@ def markdown(r: dict) -> str:
              "| own memories kept apart |", "|---|---:|---:|---:|---:|"]
     labels = {"shipped": "shipped rule (`dedup.decide`)",
               "learned": "learned, threshold keeping ≥ 0.95 different and ≥ 0.998 own apart on the other splits",
-              "engine": "learned the same way, with the sparse head's cosine and the word alignment too",
-              "vectors": "learned the same way, with the pair's vectors too"}
+              **{name: f"learned the same way, with {what} too" for name, what in MORE.items()}}
     for name, label in labels.items():
         if name not in d:
             continue
@@ -326,10 +329,10 @@ def markdown(r: dict) -> str:
               f"{rc['at precision'][1]:.3f} |",
               f"| learned, threshold reaching recall ≥ 0.85 on the other splits | {rc['at recall'][0]:.3f} | "
               f"{rc['at recall'][1]:.3f} |"]
-    for name, label in (("engine", "the sparse head's cosine and the word alignment"), ("vectors", "the pair's vectors")):
+    for name, what in MORE.items():
         if name in rc:
             e = rc[name]
-            lines += [f"| the same, with {label} too: at precision ≥ 0.95 | "
+            lines += [f"| the same, with {what} too: at precision ≥ 0.95 | "
                       f"{e['at precision'][0]:.3f} | {e['at precision'][1]:.3f} |",
                       f"| the same, with them: at recall ≥ 0.85 | {e['at recall'][0]:.3f} | {e['at recall'][1]:.3f} |"]
     lines += ["",

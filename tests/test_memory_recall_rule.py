@@ -146,8 +146,8 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("simba got hit by a car on saturday, please take him off the system", "en"),
                           ("he's outgrown the egg allergy!!", "en")]:
         assert reads_as_correction(message, lang), message
-    for message, lang in [("Can I book a new appointment for Friday?", "en"), ("I need to cancel Friday's appointment", "en"),
-                          ("¿Tenéis mi dirección?", "es"),
+    for message, lang in [("Can I book a new appointment for Friday?", "en"),
+                          ("I need to cancel Friday's appointment", "en"), ("¿Tenéis mi dirección?", "es"),
                           ("Kas teil on minu aadress olemas?", "et"), ("제 주소 알고 계세요?", "ko")]:
         assert not reads_as_correction(message, lang), message
 

@@ -84,7 +84,8 @@ class Language:
     has, prefers, runs): exempt from the grounding content check, ignored by dedup."""
     function_words: tuple[str, ...]
     """Function and negation words the stopwords leave out, also exempt from the
-    grounding content check (a negation has its own rule)."""
+    grounding content check (a negation has its own rule); dedup counts none of them
+    but the negations among the things a fact names ("only", "только")."""
     irregular_forms: Mapping[str, str]
     """Inflected forms the stemmer cannot bring to their base ("sent" -> "send")."""
     word_endings: tuple[str, ...]

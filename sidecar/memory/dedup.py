@@ -92,7 +92,6 @@ def _fold(text: str) -> str:
 
 
 class _Lists(NamedTuple):
-    framing: tuple[str, ...]
     keep_whole: frozenset[str]
     values: tuple[str, ...]
     change: re.Pattern[str] | None
@@ -103,16 +102,15 @@ class _Lists(NamedTuple):
 
 @lru_cache(maxsize=64)
 def _lists(lang: str) -> _Lists:
-    """A language's word lists; a language without a module has no framing words
-    (they then count as things: facts merge less, never more), English values as written and no
-    change cues."""
+    """A language's word lists; a language without a module has English values as written
+    and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists((), frozenset(), (), None, (), None, None)
+        return _Lists(frozenset(), (), None, (), None, None)
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
-    return _Lists(own.framing, frozenset(own.keep_whole), own.value_labels, change, labels,
+    return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
                   languages.word_starts(own.new_words), languages.word_starts(own.relatives))
 
 
@@ -138,7 +136,8 @@ def _is_value(word: str, lang: str) -> bool:
 def _no_things(lang: str) -> frozenset[str]:
     """The words that name no thing: framing words, and function words but for those that
     negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
-    share with it; "не" in "Не ест мясо." tells it from "Ест мясо.")."""
+    share with it; "не" in "Не ест мясо." tells it from "Ест мясо."). A language without a
+    module has none: its every word then counts as a thing, and facts merge less, never more."""
     own = languages.find(lang)
     if own is None:
         return frozenset()
