@@ -59,11 +59,13 @@ same way while those choices were made and scored blind once; no choice has look
 it. The fresh15 split was written the same way after them, while the change cues of a
 fact ("from now on", a value grown) were chosen, and scored blind once; one later choice
 looked at its forget misses ("no more" said with a noun). The fresh16 split was written
-the same way after every choice and scored blind once; two later choices looked at every
-split (a change replaces only a fact it speaks of; a relative's fact never replaces the
-customer's own). The fresh17 split was written the same way after those and scored blind
-once; one later choice looked at its forget misses ("take him off", "cancel", "outgrown"),
-none at its dedup and recall figures. Items that repeat an earlier split's exactly are left out of a later one.
+the same way after every choice and scored blind once; three later choices looked at it
+with every split (a change replaces only a fact it speaks of; a relative's fact never
+replaces the customer's own; a function word other than a negation names no thing). The
+fresh17 split was written the same way after the first two and before the third,
+and scored blind once; one later choice looked at its forget misses ("take him off",
+"outgrown"), none at its dedup and recall figures. Items that repeat an earlier split's
+exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -428,10 +430,11 @@ def markdown(result: dict) -> str:
             f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), scored "
             "blind once, whose forget misses one later choice looked at (\"no more\" said with a noun); a "
             f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), scored blind "
-            "once, after which two choices looked at every split (a change replaces only a fact it speaks of; a "
-            "relative's fact never replaces the customer's own); and a fresh17 split, written the same way after "
-            f"those ({_per_language('fresh17')}), scored blind once, whose forget misses one later choice looked "
-            "at (\"take him off\", \"cancel\", \"outgrown\"), none at its dedup and recall figures; a "
+            "once, after which three choices looked at it with every split (a change replaces only a fact it "
+            "speaks of; a relative's fact never replaces the customer's own; a function word other than a "
+            "negation names no thing); and a fresh17 split, written the same way after the first two and before the "
+            f"third ({_per_language('fresh17')}), scored blind once, whose forget misses one later choice "
+            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
