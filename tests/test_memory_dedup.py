@@ -9,6 +9,12 @@ from sidecar.memory.service import MemorySettings
 BANDS = MemorySettings().dedup_bands()
 
 
+def assert_decides(outcome: str, pairs: list[tuple[str, str, float, str]]) -> None:
+    """Code alone decides `outcome` for every (old, new, distance, lang)."""
+    for old, new, distance, lang in pairs:
+        assert decide(new, old, distance, lang, BANDS) == outcome, new
+
+
 @pytest.mark.parametrize("old, new, distance, lang, outcome", [
     # no word in common, near-identical embeddings
     ("Has two children.", "Has two kids.", 0.003, "en", "restates"),
@@ -115,7 +121,7 @@ def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_o
     # Facts are written in the third person or, in Korean, the plain written style, so the
     # verb that says "changed" is the fact's own: "옮겼다" (moved it), "Vahetas" (swapped),
     # "перевели" (moved her up), "Han subido" (they raised).
-    for old, new, distance, lang in [
+    assert_decides("updates", [
             ("강아지 정기 검진은 5월에 받는다.", "강아지 정기 검진을 6월로 옮겼다.", 0.031, "ko"),
             ("혈압약으로 암로디핀을 복용한다.", "혈압약이 로사르탄으로 변경됐다.", 0.090, "ko"),
             ("Korteri välisuksel on Abloy lukk.", "Vahetas korteriukse Abloy luku Mul-T-Locki vastu.", 0.072, "et"),
@@ -133,37 +139,33 @@ def test_a_fact_saying_in_its_own_verb_that_something_changed_replaces_the_old_o
              0.067, "es"),
             ("Кошка Муся весит 4 кг.", "Муся сейчас весит 5,2 кг.", 0.073, "ru"),
             ("Joogaabonement kehtib märtsi lõpuni.", "Pikendas joogaabonementi mai lõpuni.", 0.074, "et"),
-            ("도로주행 시험이 6월 12일이다.", "도로주행 시험 날짜가 6월 26일로 미뤄졌다.", 0.030, "ko")]:
-        assert decide(new, old, distance, lang, BANDS) == "updates", new
+            ("도로주행 시험이 6월 12일이다.", "도로주행 시험 날짜가 6월 26일로 미뤄졌다.", 0.030, "ko")])
 
 
 def test_from_now_on_a_value_grown_or_a_thing_replaced_says_a_change():
     # "edaspidi" (from now on), "has grown to", "заменил" (replaced), "처분하고" (got rid of), "a partir de".
-    for old, new, distance, lang in [
+    assert_decides("updates", [
             ("Kindlustus uueneb märtsis.", "Kindlustusleping uueneb edaspidi septembris.", 0.057, "et"),
             ("Expecting about 80 wedding guests.", "Guest list has grown to around 120.", 0.116, "en"),
             ("Принимает эналаприл 10 мг.", "Врач заменил эналаприл на лозартан 50 мг.", 0.078, "ru"),
             ("차량은 흰색 아반떼임.", "아반떼를 처분하고 투싼을 새로 뽑았다.", 0.089, "ko"),
-            ("Paga con tarjeta.", "A partir de enero paga por transferencia.", 0.080, "es")]:
-        assert decide(new, old, distance, lang, BANDS) == "updates", new
+            ("Paga con tarjeta.", "A partir de enero paga por transferencia.", 0.080, "es")])
 
 
 def test_a_change_replaces_only_a_fact_it_speaks_of():
     # The nearest stored fact of a change is often another thing: replacing it would delete
     # a true fact (a dental fear, braces, a driving test) for a car sold or a date moved.
-    for old, new, distance, lang in [
+    assert_decides("new", [
             ("Боится бормашины, просит седацию.", "Продал Фокус, теперь ездит на Kia Rio.", 0.118, "ru"),
             ("Носит брекеты, снятие планируется в феврале.", "Отпуск перенесли на сентябрь.", 0.113, "ru"),
             ("Kannab ülemistel hammastel breketeid.", "Vahetas Treki välja Canyon Graili kruusaratta vastu.", 0.106,
              "et"),
             ("Paga con Bizum.", "Ya ha pasado al grupo de B2.", 0.114, "es"),
             ("Practical test is booked for 20 June.", "Check-up postponed to 2 June.", 0.115, "en"),
-            ("평일엔 차를 못 맡겨서 토요일에 옴.", "요즘은 서연 디자이너한테만 커트를 받음.", 0.110, "ko")]:
-        assert decide(new, old, distance, lang, BANDS) == "new", new
+            ("평일엔 차를 못 맡겨서 토요일에 옴.", "요즘은 서연 디자이너한테만 커트를 받음.", 0.110, "ko")])
     # A word that only limits a fact ("только", "ainult") is no thing the two share.
-    for old, new, lang in [("Пьёт только безлактозный протеин.", "Теперь записывается только к Марине.", "ru"),
-                           ("Joob ainult kaerapiima.", "Käib nüüd ainult hommikuti trennis.", "et")]:
-        assert decide(new, old, 0.11, lang, BANDS) == "new", new
+    assert_decides("new", [("Пьёт только безлактозный протеин.", "Теперь записывается только к Марине.", 0.11, "ru"),
+                           ("Joob ainult kaerapiima.", "Käib nüüd ainult hommikuti trennis.", 0.11, "et")])
     # A thing in common, or a value of a kind one has one of at a time, still says which.
     assert decide("Now prefers email to phone calls.", "Prefers phone calls to email.", 0.024, "en", BANDS) == "updates"
     assert decide("Переехал на Садовую, 5.", "Живёт на ул. Садовой, 8, кв. 21.", 0.116, "ru", BANDS) == "updates"
@@ -171,13 +173,12 @@ def test_a_change_replaces_only_a_fact_it_speaks_of():
 
 
 def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
-    for old, new, distance, lang in [
+    assert_decides("new", [
             ("Allergic to penicillin.", "Her daughter is allergic to penicillin.", 0.059, "en"),
             ("Tal on hambaarsti kontroll jaanuaris.", "Tema abikaasal on hambaarsti kontroll jaanuaris.", 0.037, "et"),
             ("Estudia euskera, nivel B1.", "Su hijo estudia inglés, nivel B1.", 0.073, "es"),
             ("Принимает L-тироксин.", "Мама принимает инсулин.", 0.111, "ru"),
-            ("본인 연락처는 010-7777-4321이다.", "남편 연락처는 010-5555-1234임.", 0.089, "ko")]:
-        assert decide(new, old, distance, lang, BANDS) == "new", new
+            ("본인 연락처는 010-7777-4321이다.", "남편 연락처는 010-5555-1234임.", 0.089, "ko")])
     # Both about the daughter: a changed value still replaces the old one.
     assert decide("Daughter Mia now has swimming on Thursdays.", "Daughter Mia has swimming on Tuesdays.", 0.026, "en",
                   BANDS) == "updates"
