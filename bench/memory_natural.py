@@ -64,8 +64,9 @@ with every split (a change replaces only a fact it speaks of; a relative's fact 
 replaces the customer's own; a function word other than a negation names no thing). The
 fresh17 split was written the same way after the first two and before the third,
 and scored blind once; one later choice looked at its forget misses ("take him off",
-"outgrown"), none at its dedup and recall figures. Items that repeat an earlier split's
-exactly are left out of a later one.
+"outgrown"), none at its dedup and recall figures. The fresh18 split was written the
+same way after every choice before it, for the choices after it to be scored on once.
+Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -90,7 +91,8 @@ from sidecar.memory.store import StoredMemory
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17")
+          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
+          "fresh18")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -432,13 +434,15 @@ def markdown(result: dict) -> str:
             f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), scored blind "
             "once, after which three choices looked at it with every split (a change replaces only a fact it "
             "speaks of; a relative's fact never replaces the customer's own; a function word other than a "
-            "negation names no thing); and a fresh17 split, written the same way after the first two and before the "
+            "negation names no thing); a fresh17 split, written the same way after the first two and before the "
             f"third ({_per_language('fresh17')}), scored blind once, whose forget misses one later choice "
-            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; a "
+            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; and a fresh18 split, "
+            f"written the same way after every choice before it ({_per_language('fresh18')}), to score the "
+            "choices after it on once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
