@@ -40,8 +40,10 @@ A last row each learns from the pair's vectors themselves too (|u - v| and u * v
 two texts' vectors beside the signals, by a logistic regression): whether the embedder
 holds more about a pair than its cosine tells.
 
-An evaluation, not a setting: nothing here ships, and the model would need the items
-it learned from to be the customers' own.
+An evaluation, not a setting: nothing here ships. What ships is dedup's learned judge
+(sidecar.memory.merge_model, fitted by bench.memory_merge_fit), which reads the pair's
+vectors and the rule's signals as the last dedup row does, but not the query and passage
+distances apart, which a stored memory's one vector does not keep.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ from itertools import permutations
 
 import numpy as np
 
-from sidecar.memory import dedup, forget
+from sidecar.memory import forget, merge_model
 from sidecar.memory import embedding as memory_embedding
 from sidecar.memory.recall import about, shared_terms, terms
 from sidecar.memory.service import MemorySettings
@@ -110,18 +112,10 @@ class EngineSignals:
 
 
 def dedup_signals(new: str, old: str, lang: str, s: Sides, settings: MemorySettings) -> list[float]:
-    a, b = dedup.slots(new, lang), dedup.slots(old, lang)
+    """The query and passage vectors' distances, then the judge's signals (the rule's decision last)."""
     d = float(1.0 - s.memory[new] @ s.memory[old])
-    shares = (dedup.share(a.words, b.words), dedup.share(b.words, a.words))
-    every = (dedup.share(a.every, b.every), dedup.share(b.every, a.every))
-    return [d, float(1.0 - s.query[new] @ s.query[old]), float(1.0 - s.passage[new] @ s.passage[old]),
-            min(shares), max(shares), min(every), max(every), float(dedup.contained(a, b)),
-            float(a.values == b.values), float(bool(a.values) and bool(b.values)), float(bool(a.values or b.values)),
-            float(bool(a.values & b.values)), float(bool(a.contacts & b.contacts)), float(a.date and b.date),
-            float(a.changes), float(bool(a.names) and bool(b.names)), float(a.naming or b.naming),
-            float(bool(value_kinds(new, lang) & value_kinds(old, lang))),
-            min(len(new), len(old)) / max(len(new), len(old)), float(len(a.every) + len(b.every)),
-            float(dedup.decide(new, old, d, lang, settings.dedup_bands()) != "new")]
+    return [float(1.0 - s.query[new] @ s.query[old]), float(1.0 - s.passage[new] @ s.passage[old])] + \
+        merge_model.signals(new, old, d, lang, settings.dedup_bands())
 
 
 def dedup_rows(items: list[dict], s: Sides, settings: MemorySettings,

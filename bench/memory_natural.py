@@ -19,8 +19,10 @@ functions decide:
   look-alikes included (what a sloppy one might). A hit is an item whose every target was
   deleted; a wrong deletion is any deleted memory the message did not mean;
 - dedup: whether `sidecar.memory.extract.decide_same` (code alone, `dedup.decide`
-  with `MemorySettings.dedup_bands`: no `updates` proposal, since no model runs)
-  merges the new fact into the old one, per relation.
+  with `MemorySettings.dedup_bands`, and where it keeps a pair apart the learned judge,
+  `merge_model`; no `updates` proposal, since no model runs) merges the new fact into
+  the old one, per relation. The judge is fitted on every split but fresh18
+  (bench.memory_merge_fit), so only fresh18's dedup figures are on pairs it never saw.
 
 The tune split is what tuning may look at. The held-out split's figures have been read at
 each release since it was written, and two choices took them into account (dedup does
@@ -84,6 +86,7 @@ from sidecar.memory import embedding as memory_embedding
 from sidecar.memory import extract
 from sidecar.memory.dedup import slots
 from sidecar.memory import forget as forget_module
+from sidecar.memory.merge_model import MergeJudge, judge_for
 from sidecar.memory.recall import recall, shared_terms, terms
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.store import StoredMemory
@@ -111,6 +114,7 @@ class Vectors:
     were embedded before."""
     message: dict[str, np.ndarray]
     memory: dict[str, np.ndarray]
+    judge: MergeJudge | None = None  # dedup's learned judge, when it was fitted on these memory vectors
 
 
 def embed_all(messages: list[str], memories: list[str], query_recipe: bool = False) -> Vectors:
@@ -122,7 +126,8 @@ def embed_all(messages: list[str], memories: list[str], query_recipe: bool = Fal
                 out.update(zip(unique[i:i + 64], embed(unique[i:i + 64])))
             return out
         as_memory = emb.embed if query_recipe else (lambda texts: memory_embedding.vectors(emb, texts))
-        return Vectors(each(messages, emb.embed), each(memories, as_memory))
+        judge = None if query_recipe else judge_for(memory_embedding.model(emb))
+        return Vectors(each(messages, emb.embed), each(memories, as_memory), judge)
     finally:
         emb.close()
 
@@ -189,7 +194,7 @@ def score_dedup(items: list[dict], vec: Vectors, settings: MemorySettings) -> di
     per = defaultdict(lambda: [0, 0])
     for it in items:
         merged = extract.decide_same(it["new"], vec.memory[it["new"]], it["old"], vec.memory[it["old"]], it["lang"],
-                                     bands=settings.dedup_bands())
+                                     bands=settings.dedup_bands(), judge=vec.judge)
         should = it["relation"] in ("paraphrase", "changed_value")
         per[it["relation"]][0] += merged == should
         per[it["relation"]][1] += 1
@@ -213,7 +218,7 @@ def score_proposals(items: list[dict], vec: Vectors, settings: MemorySettings) -
             proposes = should if model == "oracle" else True
             taken = proposes and distance <= min(settings.known_distance, settings.updates_distance)
             merged = taken or extract.decide_same(it["new"], new, it["old"], old, it["lang"],
-                                                  bands=settings.dedup_bands())
+                                                  bands=settings.dedup_bands(), judge=vec.judge)
             per[it["relation"]][0] += merged == should
             per[it["relation"]][1] += 1
         out[model] = {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
@@ -226,7 +231,7 @@ def score_own(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict
     a change of where they live or of a contact) that dedup keeps apart."""
     from itertools import permutations
     kept = n = 0
-    reach = max(settings.dedup_distance, settings.dedup_changed)
+    reach = max(settings.dedup_distance, settings.dedup_changed, vec.judge.reach if vec.judge else 0.0)
     for memories in {tuple(it["memories"]): it["lang"] for it in items if "memories" in it}.items():
         (texts, lang) = memories
         for old, new in permutations(texts, 2):
@@ -235,7 +240,7 @@ def score_own(items: list[dict], vec: Vectors, settings: MemorySettings) -> dict
                 continue
             n += 1
             kept += not extract.decide_same(new, vec.memory[new], old, vec.memory[old], lang,
-                                            bands=settings.dedup_bands())
+                                            bands=settings.dedup_bands(), judge=vec.judge)
     return {"kept": kept, "n": n, "rate": kept / n if n else 1.0}
 
 
@@ -256,9 +261,11 @@ def score_strangers(items: list[dict], vec: Vectors, settings: MemorySettings) -
             continue
         new = vec.memory[it["new"]]
         for memories in customers[it["lang"]]:
-            d = 1.0 - np.array([vec.memory[m] for m in memories]) @ new
+            stored = [vec.memory[m] for m in memories]
+            d = 1.0 - np.array(stored) @ new
             n += 1
-            merged += extract.nearest_same(it["new"], d, list(memories), it["lang"], settings.dedup_bands()) is not None
+            merged += extract.nearest_same(it["new"], new, d, list(memories), stored, it["lang"],
+                                           settings.dedup_bands(), vec.judge) is not None
     return {"merged": merged, "n": n, "rate": merged / n if n else 0.0}
 
 
@@ -468,10 +475,12 @@ def markdown(result: dict) -> str:
             "out, one fact's words within the other's, the values, a change cue in a fact that speaks of the "
             "stored one, never a member of the family for the customer; and up to "
             f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
-            "or naming a third of the stored fact's things). "
-            "*Own memories kept apart*: every two memories of one customer "
+            "or naming a third of the stored fact's things); where it keeps a pair apart, the learned judge "
+            "(`merge_model`, up to 0.2; fitted on every split but fresh18, so only fresh18's dedup figures are on "
+            "pairs it never saw: its figures on splits it was not fitted on are in *Memory: dedup's learned "
+            "judge*). *Own memories kept apart*: every two memories of one customer "
             "(recall and forget items) are different facts, so of those pairs within the dedup distance (or the "
-            f"change reach, {settings.dedup_changed}), the share "
+            f"change reach, {settings.dedup_changed}, or the judge's, 0.2), the share "
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "

@@ -319,6 +319,16 @@ def test_without_a_proposal_code_alone_merges_a_restatement_in_other_words(clien
     assert [m.content for m in c.memories(engine, site)] == ["Has two kids."]
 
 
+def test_without_a_proposal_the_learned_judge_merges_a_restatement_the_rule_keeps_apart(
+        client, fake, svc, engine, site):
+    # No thing word in common ("appointments" / "come in"), 0.053 apart: the rule keeps them
+    # apart, the judge fitted on the local model's vectors merges them (merge_model).
+    c = Customer(client, fake, svc, "v-mornings")
+    c.says("I prefer morning appointments.", said(("fact", "Prefers morning appointments.", None, 3)))
+    c.says("I like to come in in the mornings.", said(("fact", "Likes to come in in the mornings.", None, 3)))
+    assert [m.content for m in c.memories(engine, site)] == ["Likes to come in in the mornings."]
+
+
 def test_without_a_proposal_a_move_replaces_where_the_customer_lives(client, fake, svc, engine, site):
     # "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.", beyond the dedup distance:
     # a customer lives in one place at a time, so code alone replaces it.

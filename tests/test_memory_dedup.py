@@ -166,6 +166,12 @@ def test_a_change_replaces_only_a_fact_it_speaks_of():
     # A word that only limits a fact ("только", "ainult") is no thing the two share.
     assert_decides("new", [("Пьёт только безлактозный протеин.", "Теперь записывается только к Марине.", 0.11, "ru"),
                            ("Joob ainult kaerapiima.", "Käib nüüd ainult hommikuti trennis.", 0.11, "et")])
+    # A fact naming no thing ("Eelistab kolmapäevi.": framing and a weekday) is not spoken of
+    # by every change, only by one stating a value of its kind.
+    assert_decides("new", [("Eelistab kolmapäevi.", "Kasutab nüüd meili mari.tamm@outlook.com.", 0.11, "et"),
+                           ("Eelistab kolmapäevi.", "Metformiini annust tõsteti, nüüd 1000 mg kaks korda päevas.",
+                            0.11, "et")])
+    assert decide("Now prefers Wednesdays.", "Prefers Tuesdays.", 0.05, "en", BANDS) == "updates"
     # A thing in common, or a value of a kind one has one of at a time, still says which.
     assert decide("Now prefers email to phone calls.", "Prefers phone calls to email.", 0.024, "en", BANDS) == "updates"
     assert decide("Переехал на Садовую, 5.", "Живёт на ул. Садовой, 8, кв. 21.", 0.116, "ru", BANDS) == "updates"

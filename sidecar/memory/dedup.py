@@ -242,12 +242,24 @@ def contained(a: Slots, b: Slots) -> bool:
     alike each have a word the other lacks ("home" / "office water filter"); a fact with
     two words more says something else about the same thing ("Runs a bakery in Tartu."
     / "The bakery in Tartu delivers bread.")."""
-    def more(x: tuple[str, ...], y: tuple[str, ...]) -> int:
-        return sum(1 for w in x if not any(_match(w, v) for v in y))
     if not a.every or not b.every:
         return False
-    ab, ba = more(a.every, b.every), more(b.every, a.every)
+    ab, ba = _more(a.every, b.every), _more(b.every, a.every)
     return sorted((ab, ba)) == [0, 1]
+
+
+def _more(x: tuple[str, ...], y: tuple[str, ...]) -> int:
+    """How many of x's words y lacks."""
+    return sum(1 for w in x if not any(_match(w, v) for v in y))
+
+
+def says_more(a: Slots, b: Slots) -> bool:
+    """Whether one fact says all the other does and two things or values more: something
+    else about the same thing ("The bakery in Tartu has 3 employees." / "Runs a bakery in
+    Tartu."), which replacing would lose, however alike the two read."""
+    ab = _more(a.every, b.every) + len(a.values - b.values)
+    ba = _more(b.every, a.every) + len(b.values - a.values)
+    return min(ab, ba) == 0 and max(ab, ba) >= 2
 
 
 @dataclass(frozen=True)
@@ -284,14 +296,19 @@ def _names_a_third(old: str, new: str, lang: str) -> bool:
     return bool(things) and share(things, _said(new, lang)) >= _CHANGED_SHARE
 
 
-def _speaks_of(old: str, new: str, lang: str) -> bool:
+def speaks_of(old: str, new: str, lang: str) -> bool:
     """Whether a fact saying it changed speaks of the stored one at all: a thing word in
-    common, or a value of a kind a customer has one of at a time. Its nearest stored fact
+    common, or a value of a kind a customer has one of at a time, or, when either names no
+    thing, a kind of value in common. Its nearest stored fact
     is often another thing ("Продал Фокус, теперь ездит на Kia Rio." lies 0.118 from
     "Боится бормашины, просит седацию."), and replacing that would delete a true fact."""
     said, things = _said(new, lang), slots(old, lang).words
-    return share(said, things) > 0 or share(things, said) > 0 or bool(
-        value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME)
+    kinds = value_kinds(new, lang) & value_kinds(old, lang)
+    if said and things:
+        return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME)
+    # A fact of framing and values alone ("Now prefers Wednesdays.") speaks of one stating
+    # a value of its kind ("Prefers Tuesdays."), not of any fact at all.
+    return bool(kinds)
 
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
@@ -314,7 +331,7 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
                 return "restates"
         elif (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
             return "updates"
-    if a.changes and _speaks_of(old, new, lang):
+    if a.changes and speaks_of(old, new, lang):
         return "updates"
     if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)):

@@ -12,7 +12,9 @@ or a changed value. Code accepts the proposal only for a memory of the same kind
 that was shown and lies within `updates_distance` of the entry; without a proposal,
 or when it is refused, code alone decides (dedup.decide: distance bands, thing-word
 overlap with the value slots taken out, the values themselves, a change cue) for the
-entry's nearest facts, nearest first. The model proposes; the application decides.
+entry's nearest facts, nearest first, and where the rule keeps a pair apart, the
+learned judge fitted on the embedder's vectors may still merge it (merge_model). The
+model proposes; the application decides.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ..prompt import knowledge_block
 from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
 from .dedup import Bands, decide
 from .grounding import is_grounded
+from .merge_model import MergeJudge
 from .recall import distances
 from .refs import as_ref
 from .store import StoredMemory, MemoryStore
@@ -156,18 +159,28 @@ class WriteResult:
 DEDUP_CANDIDATES = 3  # the entry's nearest facts code alone compares it with
 
 
+def same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, distance: float, lang: str,
+         bands: Bands, judge: MergeJudge | None) -> bool:
+    """Code alone: does the new fact restate or update the old one (the rule, or failing
+    it the learned judge)?"""
+    if decide(new, old, distance, lang, bands) != "new":
+        return True
+    return judge is not None and judge.merges(new, new_vec, old, old_vec, distance, lang, bands)
+
+
 def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, lang: str, *,
-                bands: Bands) -> bool:
+                bands: Bands, judge: MergeJudge | None = None) -> bool:
     """Code alone: is the new fact the same fact as the old one (to update it in place)?"""
     distance = float(1.0 - np.asarray(old_vec) @ np.asarray(new_vec))
-    return decide(new, old, distance, lang, bands) != "new"
+    return same(new, new_vec, old, old_vec, distance, lang, bands, judge)
 
 
-def nearest_same(content: str, d: np.ndarray, stored: list[str], lang: str, bands: Bands) -> int | None:
+def nearest_same(content: str, vector: np.ndarray, d: np.ndarray, stored: list[str], stored_vecs: list[np.ndarray],
+                 lang: str, bands: Bands, judge: MergeJudge | None = None) -> int | None:
     """Code alone: which stored fact this one restates or updates, among its
     DEDUP_CANDIDATES nearest (`d`: its distance to each), nearest first; None for a new fact."""
     for i in np.argsort(d)[:DEDUP_CANDIDATES]:
-        if decide(content, stored[i], float(d[i]), lang, bands) != "new":
+        if same(content, vector, stored[i], stored_vecs[i], float(d[i]), lang, bands, judge):
             return int(i)
     return None
 
@@ -182,7 +195,8 @@ def _proposed(entry: Entry, vector: np.ndarray, known: dict[str, StoredMemory], 
 
 def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embed_model: str, lang: str,
           dedup: Bands, cap: int, conversation_id: str | None, turn_seq: int | None,
-          known: dict[str, StoredMemory] | None = None, updates_distance: float = 0.0) -> WriteResult:
+          known: dict[str, StoredMemory] | None = None, updates_distance: float = 0.0,
+          judge: MergeJudge | None = None) -> WriteResult:
     result = WriteResult()
     known = known or {}
     facts = [m for m in store.all(kind="fact") if m.embed_model == embed_model]
@@ -195,7 +209,8 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
         elif entry.kind == "topic":
             match = store.find_topic(entry.topic or entry.content)
         elif facts:
-            i = nearest_same(entry.content, distances(vector, facts), [f.content for f in facts], lang, dedup)
+            i = nearest_same(entry.content, vector, distances(vector, facts), [f.content for f in facts],
+                             [f.embedding for f in facts], lang, dedup, judge)
             match = facts[i] if i is not None else None
         if match is not None:
             store.replace(match, content=entry.content, importance=entry.importance, embedding=vector,

@@ -27,7 +27,7 @@ from ..sites import Site, SiteRegistry
 from ..worker import Worker
 from ..spaces import Space, space_by_id
 from . import embedding as memory_embedding
-from . import extract, forget, reembed
+from . import extract, forget, merge_model, reembed
 from .dedup import Bands
 from .index_cache import IndexCache
 from .recall import MAX_SHOWN, Bounds, Recalled, recall_indexed
@@ -326,7 +326,8 @@ class Memory:
                               embed_model=self.rows_of,
                               lang=job.lang, dedup=self.settings.dedup_bands(), cap=self.settings.cap,
                               conversation_id=job.conversation_id, turn_seq=job.turn_seq,
-                              known=known, updates_distance=self.settings.updates_distance)
+                              known=known, updates_distance=self.settings.updates_distance,
+                              judge=merge_model.judge_for(self.rows_of))
             usage.record(conn, site.id, None, outcome.result.provider, outcome.result.model, outcome.result.usage,
                          purpose="memory")
             conn.execute(delete(t.memory_jobs).where(_J.id == job_id))

@@ -1,0 +1,172 @@
+"""Fit dedup's learned judge (sidecar/memory/merge_model.npz) and say how it does on splits it never saw.
+
+    python -m bench.memory_merge_fit            # prints the figures
+    python -m bench.memory_merge_fit --write    # and writes the weights and the section in bench/RESULTS.md
+
+Rows, from bench/memory_natural.jsonl's fitting splits (every split but BLIND):
+- each dedup pair (old, new): to merge for a paraphrase or a changed value, to keep apart
+  for a different thing that looks alike;
+- every two memories of one customer (recall and forget items) within REACH of each
+  other: different facts by construction, to keep apart.
+
+Each row is what the judge reads in the product (merge_model.features: the two memory
+vectors' |u - v| and u * v, the rule's signals and its decision), with memories embedded
+as extraction embeds them. The model is scikit-learn's MLPClassifier (one hidden layer
+of HIDDEN units, the `eval` extra), on standardised rows, with each different thing
+that looks alike counted DIFFERENT_WEIGHT times: they are the few rows that are hard to
+keep apart (the pairs of one customer's memories are many and mostly easy), and a
+wrong merge deletes a true fact.
+
+Each fitting split is scored by a model fitted on the others, and pairs code's limits
+keep apart (merge_model.may_merge) never merge, whatever their score. The threshold is the
+lowest at which the rule or the judge together keep, over those scores, at least 0.95
+of the different things and 0.998 of one customer's memories apart; the weights
+written are fitted on every fitting split. Only the product's numpy forward pass runs
+in the sidecar (merge_model.MergeJudge).
+"""
+from __future__ import annotations
+
+import argparse
+from itertools import permutations
+
+import numpy as np
+
+from sidecar.embedders.local import LocalEmbedder
+from sidecar.memory import embedding as memory_embedding
+from sidecar.memory import merge_model
+from sidecar.memory.merge_model import MergeJudge
+from sidecar.memory.service import MemorySettings
+
+from .memory_natural import SPLITS, load, vectors_of
+
+HEADING = "## Memory: dedup's learned judge"
+BLIND = ("fresh18",)  # written before the judge, scored on it once; never fitted on
+REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
+HIDDEN = 16
+ALPHA = 1.0  # the network's L2 penalty
+DIFFERENT_WEIGHT = 10
+KEEP_DIFFERENT, KEEP_OWN = 0.95, 0.998
+THRESHOLDS = np.linspace(0.01, 0.995, 198)
+RELATIONS = ("paraphrase", "changed_value", "different_thing", "own")
+
+
+def rows(items: list[dict], settings: MemorySettings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+    """(features, relation, split, whether code's limits let the judge merge it) per pair,
+    and the memory rows' model name."""
+    vec, bands = vectors_of(items), settings.dedup_bands()
+    x, rel, split, allowed = [], [], [], []
+
+    def add(new: str, old: str, lang: str, relation: str, sp: str) -> None:
+        u, v = vec.memory[new], vec.memory[old]
+        distance = float(1.0 - u @ v)
+        x.append(merge_model.features(new, u, old, v, distance, lang, bands))
+        rel.append(relation)
+        split.append(sp)
+        allowed.append(merge_model.may_merge(new, old, distance, lang, bands, REACH))
+    for it in (i for i in items if i["type"] == "dedup"):
+        add(it["new"], it["old"], it["lang"], it["relation"], it["split"])
+    seen = set()
+    for it in (i for i in items if "memories" in i):
+        if tuple(it["memories"]) in seen:
+            continue
+        seen.add(tuple(it["memories"]))
+        for old, new in permutations(it["memories"], 2):
+            if float(1.0 - vec.memory[old] @ vec.memory[new]) <= REACH:
+                add(new, old, it["lang"], "own", it["split"])
+    rows_of = memory_embedding.model(LocalEmbedder(lane="turn"))
+    return np.array(x, dtype=np.float32), np.array(rel), np.array(split), np.array(allowed), rows_of
+
+
+def _fit(x: np.ndarray, rel: np.ndarray):
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    hard = np.flatnonzero(rel == "different_thing")
+    take = np.concatenate([np.arange(len(rel))] + [hard] * (DIFFERENT_WEIGHT - 1))
+    model = make_pipeline(StandardScaler(), MLPClassifier((HIDDEN,), alpha=ALPHA, max_iter=300, random_state=0))
+    return model.fit(x[take], np.isin(rel[take], ["paraphrase", "changed_value"]))
+
+
+def rates(merged: np.ndarray, rel: np.ndarray) -> dict[str, tuple[float, int]]:
+    """Per relation: the share decided right (merged for a paraphrase or a changed value,
+    kept apart otherwise), and how many."""
+    out = {}
+    for r in RELATIONS:
+        m = rel == r
+        right = merged[m] if r in ("paraphrase", "changed_value") else ~merged[m]
+        out[r] = (float(right.mean()) if m.any() else 1.0, int(m.sum()))
+    return out
+
+
+def threshold(score: np.ndarray, rule: np.ndarray, rel: np.ndarray) -> float:
+    """The lowest threshold at which the rule or the judge keep enough apart."""
+    for t in THRESHOLDS:
+        r = rates(rule | (score >= t), rel)
+        if r["different_thing"][0] >= KEEP_DIFFERENT and r["own"][0] >= KEEP_OWN:
+            return float(t)
+    return 1.0
+
+
+def judge_of(model, t: float, rows_of: str) -> MergeJudge:
+    scaler, mlp = model[0], model[-1]
+    return MergeJudge(rows_of, scaler.mean_.astype(np.float32), scaler.scale_.astype(np.float32),
+                      mlp.coefs_[0].astype(np.float32), mlp.intercepts_[0].astype(np.float32),
+                      mlp.coefs_[1][:, 0].astype(np.float32), float(mlp.intercepts_[1][0]), t, REACH)
+
+
+def run() -> dict:
+    items = [it for it in load() if it["split"] not in BLIND]
+    x, rel, split, allowed, rows_of = rows(items, MemorySettings())
+    rule = x[:, -1] > 0.5  # the rule's own decision is the last signal
+    fitted = [sp for sp in SPLITS if sp not in BLIND]
+    score = np.zeros(len(rel))  # 0 where code's limits keep the pair apart whatever the score
+    for sp in fitted:  # each split scored by a model not fitted on it
+        test = split == sp
+        score[test] = _fit(x[~test], rel[~test]).predict_proba(x[test])[:, 1] * allowed[test]
+    unseen = np.zeros(len(rel), dtype=bool)  # and decided at a threshold chosen on the others
+    for sp in fitted:
+        test = split == sp
+        unseen[test] = rule[test] | (score[test] >= threshold(score[~test], rule[~test], rel[~test]))
+    t = threshold(score, rule, rel)
+    judge = judge_of(_fit(x, rel), t, rows_of)
+    return {"rule": rates(rule, rel), "unseen": rates(unseen, rel), "threshold": t, "splits": len(fitted),
+            "judge": judge}
+
+
+def markdown(r: dict) -> str:
+    cell = lambda rates_, k: f"{rates_[k][0]:.3f} ({rates_[k][1]})"  # noqa: E731
+    lines = [HEADING, "",
+             "sidecar/memory/merge_model.npz, fitted by `python -m bench.memory_merge_fit --write` on "
+             f"bench/memory_natural.jsonl's splits but {', '.join(BLIND)} ({r['splits']} splits): a network of one "
+             f"hidden layer ({HIDDEN} units) reads the two memory vectors (|u − v|, u ⊙ v) and the rule's signals, "
+             "and merges a pair the rule keeps apart when its score reaches the threshold, within code's limits "
+             f"(`merge_model.may_merge`: up to {REACH}, never a member of the family with the customer, a fact saying "
+             "it changed only with one it speaks of, never a fact saying all the other says and two things or "
+             "values more). Below, each split is "
+             "decided by a model not fitted on it, at a threshold chosen on the other splits' such scores; the "
+             f"threshold shipped ({r['threshold']:.3f}) is the lowest that keeps ≥ {KEEP_DIFFERENT} of different "
+             f"things and ≥ {KEEP_OWN} of one customer's memories (within {REACH}) apart over all of them.", "",
+             "| dedup, code alone | paraphrases merged | changed values replaced | different things kept apart "
+             "| own memories kept apart |", "|---|---:|---:|---:|---:|"]
+    for name, label in (("rule", "the rule alone (`dedup.decide`)"),
+                        ("unseen", "the rule, or the judge, on splits it was not fitted on")):
+        rr = r[name]
+        lines.append(f"| {label} | {cell(rr, 'paraphrase')} | {cell(rr, 'changed_value')} | "
+                     f"{cell(rr, 'different_thing')} | {cell(rr, 'own')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.memory_merge_fit")
+    p.add_argument("--write", action="store_true",
+                   help="write sidecar/memory/merge_model.npz and replace the section in bench/RESULTS.md")
+    args = p.parse_args(argv)
+    r = run()
+    if args.write:
+        r["judge"].save()
+    from .results_file import publish
+    publish(markdown(r), HEADING, args.write)
+
+
+if __name__ == "__main__":
+    main()
