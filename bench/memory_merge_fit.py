@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 from itertools import permutations
+from typing import Iterator
 
 import numpy as np
 
@@ -50,6 +51,21 @@ THRESHOLDS = np.linspace(0.01, 0.995, 198)
 RELATIONS = ("paraphrase", "changed_value", "different_thing", "own")
 
 
+def dedup_pairs(items: list[dict], memory: dict[str, np.ndarray]) -> Iterator[tuple[str, str, str, str, str]]:
+    """(new, old, lang, relation, split): each dedup item's pair, then every two memories
+    of one customer within REACH, relation "own" (different facts by construction)."""
+    for it in (i for i in items if i["type"] == "dedup"):
+        yield it["new"], it["old"], it["lang"], it["relation"], it["split"]
+    seen = set()
+    for it in (i for i in items if "memories" in i):
+        if tuple(it["memories"]) in seen:
+            continue
+        seen.add(tuple(it["memories"]))
+        for old, new in permutations(it["memories"], 2):
+            if float(1.0 - memory[old] @ memory[new]) <= REACH:
+                yield new, old, it["lang"], "own", it["split"]
+
+
 def rows(items: list[dict], settings: MemorySettings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
     """(features, relation, split, whether code's limits let the judge merge it) per pair,
     and the memory rows' model name."""
@@ -63,16 +79,8 @@ def rows(items: list[dict], settings: MemorySettings) -> tuple[np.ndarray, np.nd
         rel.append(relation)
         split.append(sp)
         allowed.append(merge_model.may_merge(new, old, distance, lang, bands, REACH))
-    for it in (i for i in items if i["type"] == "dedup"):
-        add(it["new"], it["old"], it["lang"], it["relation"], it["split"])
-    seen = set()
-    for it in (i for i in items if "memories" in i):
-        if tuple(it["memories"]) in seen:
-            continue
-        seen.add(tuple(it["memories"]))
-        for old, new in permutations(it["memories"], 2):
-            if float(1.0 - vec.memory[old] @ vec.memory[new]) <= REACH:
-                add(new, old, it["lang"], "own", it["split"])
+    for pair in dedup_pairs(items, vec.memory):
+        add(*pair)
     rows_of = memory_embedding.model(LocalEmbedder(lane="turn"))
     return np.array(x, dtype=np.float32), np.array(rel), np.array(split), np.array(allowed), rows_of
 
