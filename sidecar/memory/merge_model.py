@@ -2,8 +2,8 @@
 
 The hand rule (dedup.decide) keeps apart whatever it cannot show to be the same fact:
 it merges a paraphrase only when the two share their thing words or lie within 0.015,
-so "Can't take penicillin because of an allergy." / "Is allergic to penicillin." stay
-two lines. What tells a paraphrase from a different thing that looks alike is spread
+so "Likes to come in in the mornings." / "Prefers morning appointments." (0.053 apart)
+stay two lines. What tells a paraphrase from a different thing that looks alike is spread
 over the whole of the two vectors, not their one cosine: a small network reads both
 (|u - v| and u * v, as probes for paraphrase over sentence embeddings do) beside the
 rule's own signals (distance, word overlap, values, cues, the rule's decision), and
