@@ -37,7 +37,8 @@ word of the other and one more count as naming the same things too ("New phone n
 …" / "Phone number is …"), but restate only within `contained` ("Drives a 2018 Ford
 Focus." / "Has a Ford Focus from 2018."). A new fact that says it is a
 change merges with its nearest when it speaks of it (a thing word in common, the words
-of the change left out, or a value of a kind a customer has one of at a time): written
+of the change left out, or a value of a kind a customer has one of at a time, or, when
+either names no thing, a kind of value in common): written
 for each other customer of its split and language in bench/memory_natural.jsonl, a fact
 saying it changed replaced one of their facts for 0.203 of them without that condition
 and 0.094 with it, nearly always deleting a true fact, while changed values replaced
@@ -63,6 +64,9 @@ kept 0.80 of the held-out split's different things apart against 0.93, so it is 
 taken. Bands tuned on bench/memory_natural.jsonl's tune split, and checked against
 every pair of one customer's memories there, which are different facts by
 construction (bench/RESULTS.md).
+
+Where this rule keeps a pair apart, dedup's learned judge may still merge it, within
+limits of its own (merge_model, extract.same).
 
 Framing words, value words and the words kept whole are the languages' own
 (sidecar.lang); the word tolerance is the grounding check's (words.py).
