@@ -67,8 +67,12 @@ replaces the customer's own; a function word other than a negation names no thin
 fresh17 split was written the same way after the first two and before the third,
 and scored blind once; one later choice looked at its forget misses ("take him off",
 "outgrown"), none at its dedup and recall figures. The fresh18 split was written the
-same way after every choice before it, for the choices after it to be scored on once.
-Items that repeat an earlier split's exactly are left out of a later one.
+same way after every choice before it, and scored blind once; no choice has looked at it
+but that it joined the judge's fitting items afterwards. The judge1 split (dedup pairs
+only, 150 per language) was written the same way to fit dedup's learned judge on, and the
+fresh19 split (dedup pairs only) the same way before the judge was fitted on judge1 and
+fresh18, to score it on once. Items that repeat an earlier split's exactly are left out
+of a later one.
 """
 from __future__ import annotations
 
@@ -95,7 +99,7 @@ PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
           "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-          "fresh18")
+          "fresh18", "judge1", "fresh19")
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -443,13 +447,16 @@ def markdown(result: dict) -> str:
             "speaks of; a relative's fact never replaces the customer's own; a function word other than a "
             "negation names no thing); a fresh17 split, written the same way after the first two and before the "
             f"third ({_per_language('fresh17')}), scored blind once, whose forget misses one later choice "
-            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; and a fresh18 split, "
-            f"written the same way after every choice before it ({_per_language('fresh18')}), to score the "
-            "choices after it on once; a "
+            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; a fresh18 split, "
+            f"written the same way before dedup's learned judge ({_per_language('fresh18')}), scored blind once, "
+            "which joined the judge's fitting items afterwards; a judge1 split of dedup pairs written the same "
+            f"way to fit the judge on ({_per_language('judge1')}); and a fresh19 split of dedup pairs written the "
+            f"same way before the judge was fitted on judge1 and fresh18 ({_per_language('fresh19')}), scored "
+            "blind once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
