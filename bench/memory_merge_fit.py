@@ -41,7 +41,7 @@ from sidecar.memory.service import MemorySettings
 from .memory_natural import SPLITS, load, vectors_of
 
 HEADING = "## Memory: dedup's learned judge"
-BLIND = ("fresh18",)  # written before the judge, scored on it once; never fitted on
+BLIND = ("fresh19",)  # written before the judge was fitted, scored on it once; never fitted on
 REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 HIDDEN = 16
 ALPHA = 1.0  # the network's L2 penalty

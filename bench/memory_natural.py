@@ -21,8 +21,8 @@ functions decide:
 - dedup: whether `sidecar.memory.extract.decide_same` (code alone, `dedup.decide`
   with `MemorySettings.dedup_bands`, and where it keeps a pair apart the learned judge,
   `merge_model`; no `updates` proposal, since no model runs) merges the new fact into
-  the old one, per relation. The judge is fitted on every split but fresh18
-  (bench.memory_merge_fit), so only fresh18's dedup figures are on pairs it never saw.
+  the old one, per relation. The judge is fitted on every split but the blind one
+  (bench.memory_merge_fit.BLIND), so only that split's dedup figures are on pairs it never saw.
 
 The tune split is what tuning may look at. The held-out split's figures have been read at
 each release since it was written, and two choices took them into account (dedup does
@@ -400,6 +400,7 @@ def _per_language(split: str) -> str:
 
 
 def markdown(result: dict) -> str:
+    from .memory_merge_fit import BLIND as blind, REACH as judge_reach  # it imports this module
     settings = MemorySettings()
     head = [HEADING, "",
             "bench/memory_natural.jsonl: customers with several memories and a later message, written in natural "
@@ -483,11 +484,11 @@ def markdown(result: dict) -> str:
             "stored one, never a member of the family for the customer; and up to "
             f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
             "or naming a third of the stored fact's things); where it keeps a pair apart, the learned judge "
-            "(`merge_model`, up to 0.2; fitted on every split but fresh18, so only fresh18's dedup figures are on "
-            "pairs it never saw: its figures on splits it was not fitted on are in *Memory: dedup's learned "
-            "judge*). *Own memories kept apart*: every two memories of one customer "
-            "(recall and forget items) are different facts, so of those pairs within the dedup distance (or the "
-            f"change reach, {settings.dedup_changed}, or the judge's, 0.2), the share "
+            f"(`merge_model`, up to {judge_reach}; fitted on every split but {', '.join(blind)}, so only "
+            f"{', '.join(blind)}'s dedup figures are on pairs it never saw: its figures on splits it was not fitted "
+            "on are in *Memory: dedup's learned judge*). *Own memories kept apart*: every two memories of one "
+            "customer (recall and forget items) are different facts, so of those pairs within the dedup distance "
+            f"(or the change reach, {settings.dedup_changed}, or the judge's, {judge_reach}), the share "
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "
