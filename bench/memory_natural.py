@@ -505,12 +505,12 @@ def markdown(result: dict) -> str:
         rate = lambda rel: f"{dd[rel]['rate']:.2f} ({dd[rel]['n']})" if rel in dd else "–"  # noqa: E731
         recalled = (f"{rc['precision']:.3f} | {rc['recall']:.3f} | {rc['mean_shown']:.2f}" if rc["n"]
                     else "– | – | –")  # a split without recall items (fresh)
-        lines.append(f"| {sp} | {lang} | {recalled} | "
-                     f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
-                     f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | "
-                     f"{fg['offered']:.2f} | "
-                     f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | "
-                     f"{r['own']['rate']:.3f} ({r['own']['n']}) |")
+        forgot = (f"{fg['oracle']['hit_rate']:.2f} ({fg['oracle']['items_with_target']}) | "
+                  f"{fg['oracle']['wrong_deletions']} / {fg['careless']['wrong_deletions']} | {fg['offered']:.2f}"
+                  if fg["n"] else "– | – | –")  # nor forget items (judge1, fresh19)
+        own = f"{r['own']['rate']:.3f} ({r['own']['n']})" if r["own"]["n"] else "–"
+        lines.append(f"| {sp} | {lang} | {recalled} | {forgot} | "
+                     f"{rate('paraphrase')} | {rate('different_thing')} | {rate('changed_value')} | {own} |")
     return "\n".join(head + lines + _stranger_lines(result.get("strangers"))
                      + _proposal_lines(result.get("proposals")) + _bound_lines(result.get("bounds"))
                      + _ceiling_lines(result.get("ceiling"))) + "\n"
@@ -530,6 +530,8 @@ def _stranger_lines(st: dict | None) -> list[str]:
            "| split | facts × customers | replaced one of their facts |", "|---|---:|---:|"]
     total = [0, 0]
     for sp, r in st.items():
+        if not r["n"]:
+            continue  # a split of dedup pairs alone has no customers to write them for
         out.append(f"| {sp} | {r['n']} | {r['rate']:.3f} |")
         total[0] += r["merged"]
         total[1] += r["n"]
