@@ -3,11 +3,11 @@
     python -m bench.memory_merge_fit            # prints the figures
     python -m bench.memory_merge_fit --write    # and writes the weights and the section in bench/RESULTS.md
 
-Rows, from bench/memory_natural.jsonl's fitting splits (every split but BLIND):
+Rows, from bench/memory_natural.jsonl's fitting splits (every split but memory_natural.JUDGE_BLIND):
 - each dedup pair (old, new): to merge for a paraphrase or a changed value, to keep apart
   for a different thing that looks alike;
-- every two memories of one customer (recall and forget items) within REACH of each
-  other: different facts by construction, to keep apart.
+- every two memories of one customer (recall and forget items) within memory_natural.JUDGE_REACH
+  of each other: different facts by construction, to keep apart.
 
 Each row is what the judge reads in the product (merge_model.features: the two memory
 vectors' |u - v| and u * v, the rule's signals and its decision), with memories embedded
@@ -38,11 +38,9 @@ from sidecar.memory import merge_model
 from sidecar.memory.merge_model import MergeJudge
 from sidecar.memory.service import MemorySettings
 
-from .memory_natural import SPLITS, load, vectors_of
+from .memory_natural import JUDGE_BLIND as BLIND, JUDGE_REACH as REACH, SPLITS, load, vectors_of
 
 HEADING = "## Memory: dedup's learned judge"
-BLIND = ("fresh19",)  # written before the judge was fitted, scored on it once; never fitted on
-REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 HIDDEN = 16
 ALPHA = 1.0  # the network's L2 penalty
 DIFFERENT_WEIGHT = 10

@@ -22,7 +22,7 @@ functions decide:
   with `MemorySettings.dedup_bands`, and where it keeps a pair apart the learned judge,
   `merge_model`; no `updates` proposal, since no model runs) merges the new fact into
   the old one, per relation. The judge is fitted on every split but the blind one
-  (bench.memory_merge_fit.BLIND), so only that split's dedup figures are on pairs it never saw.
+  (JUDGE_BLIND), so only that split's dedup figures are on pairs it never saw.
 
 The tune split is what tuning may look at. The held-out split's figures have been read at
 each release since it was written, and two choices took them into account (dedup does
@@ -100,6 +100,8 @@ LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
           "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
           "fresh18", "judge1", "fresh19")
+JUDGE_BLIND = ("fresh19",)  # written before dedup's judge was fitted, scored on it once; never fitted on
+JUDGE_REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 
 
 def load(path: Path = PATH) -> list[dict]:
@@ -400,7 +402,6 @@ def _per_language(split: str) -> str:
 
 
 def markdown(result: dict) -> str:
-    from .memory_merge_fit import BLIND as blind, REACH as judge_reach  # it imports this module
     settings = MemorySettings()
     head = [HEADING, "",
             "bench/memory_natural.jsonl: customers with several memories and a later message, written in natural "
@@ -484,11 +485,11 @@ def markdown(result: dict) -> str:
             "stored one, never a member of the family for the customer; and up to "
             f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
             "or naming a third of the stored fact's things); where it keeps a pair apart, the learned judge "
-            f"(`merge_model`, up to {judge_reach}; fitted on every split but {', '.join(blind)}, so only "
-            f"{', '.join(blind)}'s dedup figures are on pairs it never saw: its figures on splits it was not fitted "
+            f"(`merge_model`, up to {JUDGE_REACH}; fitted on every split but {', '.join(JUDGE_BLIND)}, so only "
+            f"{', '.join(JUDGE_BLIND)}'s dedup figures are on pairs it never saw: its figures on splits it was not fitted "
             "on are in *Memory: dedup's learned judge*). *Own memories kept apart*: every two memories of one "
             "customer (recall and forget items) are different facts, so of those pairs within the dedup distance "
-            f"(or the change reach, {settings.dedup_changed}, or the judge's, {judge_reach}), the share "
+            f"(or the change reach, {settings.dedup_changed}, or the judge's, {JUDGE_REACH}), the share "
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "
