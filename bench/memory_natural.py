@@ -71,7 +71,8 @@ same way after every choice before it, and scored blind once; no choice has look
 but that it joined the judge's fitting items afterwards. The judge1 split (dedup pairs
 only, 150 per language) was written the same way to fit dedup's learned judge on, and the
 fresh19 split (dedup pairs only) the same way before the judge was fitted on judge1 and
-fresh18, to score it on once. Items that repeat an earlier split's exactly are left out
+fresh18, to score it on once. The fresh20 split was written the same way after the judge,
+before any later choice, to score what ships once at the end. Items that repeat an earlier split's exactly are left out
 of a later one.
 """
 from __future__ import annotations
@@ -99,8 +100,10 @@ PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
           "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-          "fresh18", "judge1", "fresh19")
-JUDGE_BLIND = ("fresh19",)  # written before dedup's judge was fitted, scored on it once; never fitted on
+          "fresh18", "judge1", "fresh19", "fresh20")
+# Never fitted on: fresh19 was written before dedup's judge was fitted and scored on it once;
+# fresh20 after it, kept to score what ships once.
+JUDGE_BLIND = ("fresh19", "fresh20")
 JUDGE_REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 
 
@@ -454,11 +457,12 @@ def markdown(result: dict) -> str:
             "which joined the judge's fitting items afterwards; a judge1 split of dedup pairs written the same "
             f"way to fit the judge on ({_per_language('judge1')}); and a fresh19 split of dedup pairs written the "
             f"same way before the judge was fitted on judge1 and fresh18 ({_per_language('fresh19')}), scored "
-            "blind once; a "
+            "blind once; a fresh20 split written the same way after the judge, before any later choice "
+            f"({_per_language('fresh20')}), to be scored once; a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19, 7 in fresh20), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
