@@ -21,8 +21,8 @@ functions decide:
 - dedup: whether `sidecar.memory.extract.decide_same` (code alone, `dedup.decide`
   with `MemorySettings.dedup_bands`, and where it keeps a pair apart the learned judge,
   `merge_model`; no `updates` proposal, since no model runs) merges the new fact into
-  the old one, per relation. The judge is fitted on every split but the blind one
-  (JUDGE_BLIND), so only that split's dedup figures are on pairs it never saw.
+  the old one, per relation. The judge is fitted on every split but the blind ones
+  (JUDGE_BLIND), so only those splits' dedup figures are on pairs it never saw.
 
 The tune split is what tuning may look at. The held-out split's figures have been read at
 each release since it was written, and two choices took them into account (dedup does
