@@ -84,6 +84,17 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
     # Two dogs: "called" says the name is the dog itself.
     assert decide("Has a cockapoo called Mabel.", "Has a cockapoo called Biscuit.", 0.111, "en", BANDS) == "new"
     assert decide("Tiene otra yegua llamada Luna.", "Tiene una yegua llamada Canela.", 0.09, "es", BANDS) == "new"
+    # A name right after a word for an animal or a member of the family says which one.
+    for new, old, lang in (("Dog Rosie is allergic to beef.", "Dog Archie is allergic to beef.", "en"),
+                           ("Есть кот Рыжик.", "Есть кот Барсик.", "ru"),
+                           ("Kass Nurr on steriliseeritud.", "Kass Miisu on steriliseeritud.", "et"),
+                           ("Su hermano Javier vive en Bilbao.", "Su hermano Raúl vive en Bilbao.", "es")):
+        assert slots(new, lang).naming, new
+        assert decide(new, old, 0.06, lang, BANDS) == "new", new
+    # A name after a role is the value that changed: one stylist at a time.
+    assert not slots("Usually books with stylist Hannah.", "en").naming
+    assert decide("Usually books with stylist Hannah.", "Usually books with stylist Priya.", 0.06, "en",
+                  BANDS) == "updates"
 
 
 def test_english_value_words_count_as_written_in_another_language():

@@ -173,6 +173,12 @@ class Language:
     own, however alike ("Her daughter is allergic to penicillin." / "Allergic to
     penicillin."). A word that also starts another ("son" in "Sony") only keeps two
     facts apart."""
+    animals: tuple[str, ...]
+    """Words and stems naming a kind of animal a customer keeps ("dog", "кошк", "perr",
+    "kass", a breed), found at the start of a word: a name right after one, or after a
+    word of `relatives`, is whom the fact is about ("Dog Archie is allergic to beef." /
+    "Dog Rosie …" are two dogs, where "Usually books with stylist Priya." / "… Hannah."
+    is one stylist changed)."""
     value_labels: tuple[str, ...]
     """Words naming the value an attribute takes (months, weekdays, times of day,
     contact channels): two facts that differ only in these state a changed value.

@@ -154,6 +154,11 @@ LANGUAGE = Language(
         niece nephew aunt uncle fiancé fiancée fiance girlfriend boyfriend parents stepson
         stepdaughter baby
     """),
+    animals=words("""
+        dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle
+        horse pony ferret labrador retriever spaniel terrier poodle collie beagle dachshund
+        bulldog pug husky cockapoo cavapoo schnauzer chihuahua greyhound whippet
+    """),
     value_labels=words("""
         january february march april may june july august september october november december
         monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening

@@ -132,6 +132,11 @@ LANGUAGE = Language(
         hijo hija hijos hijas esposa esposo marido mujer madre padre mamá papá herman abuel nieto
         nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía
     """),
+    animals=words("""
+        perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug
+        caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua
+        yorkshire pastor galgo podenco
+    """),
     value_labels=words("""
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
         lunes martes miércoles jueves viernes sábado domingo mañana tarde noche

@@ -134,6 +134,11 @@ LANGUAGE = Language(
         tütar tütre poeg poja pojad naine naise abikaasa ema emal emale isa isal isale õde õe vend
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
+    animals=words("""
+        koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
+        kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver
+        spanjel terjer puudel kolli bigl buldog mops haski lambakoer
+    """),
     value_labels=words("""
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
         esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu

@@ -47,7 +47,8 @@ says it is new); so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer; and, for where the customer lives, in the
 house number too), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
-language's names says so). A new fact that says it is a change of where the customer
+language's names says so; "Dog Archie is allergic to beef." beside "Dog Rosie …": the
+name follows a word for an animal or a member of the family). A new fact that says it is a change of where the customer
 lives, of their phone or of their e-mail replaces a stored fact of that kind up to
 `changed`, beyond `outer`: "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.",
 and a customer lives in one place at a time; so does one that says it changed and
@@ -102,6 +103,7 @@ class _Lists(NamedTuple):
     name_labels: tuple[str, ...]
     new: re.Pattern[str] | None
     relatives: re.Pattern[str] | None
+    whose: re.Pattern[str] | None  # a word for an animal or a relative, and what ends it before a name
 
 
 @lru_cache(maxsize=64)
@@ -110,12 +112,14 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None)
+        return _Lists(frozenset(), (), None, (), None, None, None)
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
+    whose = languages.word_starts(own.animals + own.relatives).pattern + r"\w*[\s,:«\"'“„(–—-]+"
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
-                  languages.word_starts(own.new_words), languages.word_starts(own.relatives))
+                  languages.word_starts(own.new_words), languages.word_starts(own.relatives),
+                  re.compile(whose, re.IGNORECASE))
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -172,7 +176,7 @@ class Slots:
     changes: bool  # it says itself that something changed ("now", "switched to", a "new" phone)
     names: tuple[str, ...]  # the capitalised names it states, as thing words
     rest: tuple[str, ...]  # its thing words without them
-    naming: bool  # it names a thing ("a dog called Mabel"): the name is the thing, not a value
+    naming: bool  # it names a thing ("a dog called Mabel", "Dog Archie"): the name is the thing, not a value
     every: tuple[str, ...]  # its thing words with the short ones
     relative: bool  # it names a member of the customer's family: it is about that person
 
@@ -197,9 +201,18 @@ def slots(text: str, lang: str) -> Slots:
     rest = tuple(w for w in words if w not in name_words)
     labels = _lists(lang).name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
+    naming = naming or _names_whom(text, names, _lists(lang).whose)
     relatives = _lists(lang).relatives
     relative = bool(relatives and relatives.search(text))
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative)
+
+
+def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
+    """Whether a name follows a word for an animal or a member of the family ("Dog Archie",
+    "кот Барсик", "su hermano Raúl"): the name says which one the fact is about."""
+    if not names or whose is None:
+        return False
+    return any(text.startswith(name, m.end()) for m in whose.finditer(text) for name in names)
 
 
 def thing_words(text: str, lang: str) -> list[str]:
