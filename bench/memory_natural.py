@@ -72,7 +72,9 @@ but that it joined the judge's fitting items afterwards. The judge1 split (dedup
 only, 150 per language) was written the same way to fit dedup's learned judge on, and the
 fresh19 split (dedup pairs only) the same way before the judge was fitted on judge1 and
 fresh18, to score it on once. The fresh20 split was written the same way after the judge,
-before any later choice, to score what ships once at the end. Items that repeat an earlier split's exactly are left out
+before any later choice, and scored blind once; one later choice looked at its dedup misses
+with every split's (a name right after a word for an animal or a member of the family says
+which one). Items that repeat an earlier split's exactly are left out
 of a later one.
 """
 from __future__ import annotations
@@ -102,7 +104,7 @@ SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "f
           "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
           "fresh18", "judge1", "fresh19", "fresh20")
 # Never fitted on: fresh19 was written before dedup's judge was fitted and scored on it once;
-# fresh20 after it, kept to score what ships once.
+# fresh20 after it, and scored once.
 JUDGE_BLIND = ("fresh19", "fresh20")
 JUDGE_REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 
@@ -458,7 +460,9 @@ def markdown(result: dict) -> str:
             f"way to fit the judge on ({_per_language('judge1')}); and a fresh19 split of dedup pairs written the "
             f"same way before the judge was fitted on judge1 and fresh18 ({_per_language('fresh19')}), scored "
             "blind once; a fresh20 split written the same way after the judge, before any later choice "
-            f"({_per_language('fresh20')}), to be scored once; a "
+            f"({_per_language('fresh20')}), scored blind once, whose dedup misses one later choice looked at "
+            "with every split's (a name right after a word for an animal or a member of the family says which "
+            "one); a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "

@@ -97,6 +97,19 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
                   BANDS) == "updates"
 
 
+def test_two_lines_of_one_kind_of_contact_stay_two_one_line_changed_replaces():
+    for new, old, lang in (("Personal mobile is 07700 900888.", "Work phone is 0161 496 0000.", "en"),
+                           ("Домашний телефон: 8 (495) 765-43-21.", "Рабочий телефон: 8 (495) 123-45-67.", "ru"),
+                           ("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", "es"),
+                           ("Töötelefon: 5666 7788.", "Isiklik telefon: 5555 1234.", "et"),
+                           ("회사 메일은 mj.kim@hanbit.co.kr임.", "개인 메일은 minji.kim@naver.com임.", "ko")):
+        assert decide(new, old, 0.07, lang, BANDS) == "new", new
+    # The same line, or a line beside a contact labelled with none, is one number changed.
+    assert decide("New mobile number: 07700 900456.", "Mobile number is 07700 900123.", 0.07, "en", BANDS) == "updates"
+    assert decide("Su número de móvil es el 655 908 211.", "Su teléfono es el 612 345 678.", 0.07, "es",
+                  BANDS) == "updates"
+
+
 def test_english_value_words_count_as_written_in_another_language():
     # Estonian "ema" (mother) begins like "email": a person, not a contact channel.
     assert "ema" in slots("Ema sünnipäev on 12. mail.", "et").words

@@ -173,6 +173,12 @@ class Language:
     own, however alike ("Her daughter is allergic to penicillin." / "Allergic to
     penicillin."). A word that also starts another ("son" in "Sony") only keeps two
     facts apart."""
+    contact_owners: tuple[str, ...]
+    """Words and stems saying whose or which line a contact is ("work", "personal",
+    "mobile", "рабоч", "trabajo", "töö", "회사"), found at the start of a word: two
+    phones or e-mails labelled with different ones are two ("Work phone: …" / "Cell: …"),
+    where one labelled beside one not is the same changed ("Phone: …" / "New mobile: …").
+    One word for each line: two synonyms ("cell", "mobile") would read as two lines."""
     animals: tuple[str, ...]
     """Words and stems naming a kind of animal a customer keeps ("dog", "кошк", "perr",
     "kass", a breed), found at the start of a word: a name right after one, or after a

@@ -154,6 +154,8 @@ LANGUAGE = Language(
         niece nephew aunt uncle fiancé fiancée fiance girlfriend boyfriend parents stepson
         stepdaughter baby
     """),
+    # One word for each line: "cell" and "mobile" are one line, so only one of them is listed.
+    contact_owners=words("work office business personal private home mobile landline"),
     animals=words("""
         dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle
         horse pony ferret labrador retriever spaniel terrier poodle collie beagle dachshund

@@ -132,6 +132,8 @@ LANGUAGE = Language(
         hijo hija hijos hijas esposa esposo marido mujer madre padre mamá papá herman abuel nieto
         nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía
     """),
+    # One word for each line ("móvil", not also "celular").
+    contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
     animals=words("""
         perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua

@@ -134,6 +134,7 @@ LANGUAGE = Language(
         tütar tütre poeg poja pojad naine naise abikaasa ema emal emale isa isal isale õde õe vend
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
+    contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver

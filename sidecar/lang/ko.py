@@ -146,6 +146,8 @@ LANGUAGE = Language(
     relatives=words("""
         딸 아들 남편 아내 와이프 부인 엄마 어머니 아빠 아버지 언니 누나 오빠 동생 아기 자녀 손자 손녀 할머니 할아버지 조카 시어머니 장모
     """),
+    # One word for each line ("휴대폰", not also "핸드폰").
+    contact_owners=words("회사 직장 사무실 업무 개인 집 휴대폰 유선"),
     animals=words("""
         강아지 고양이 반려견 반려묘 토끼 햄스터 앵무새 거북이 말티즈 푸들 비숑 진돗개 시바
         리트리버 닥스훈트 포메라니안 웰시코기 치와와 페르시안

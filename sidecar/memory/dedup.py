@@ -56,7 +56,9 @@ names a third or more of the stored fact's things ("Сдал тест, уров�
 "Уровень английского — B1."). A fact naming a member of the customer's family ("Her
 daughter is allergic to penicillin.") is about that person: beyond `same` it never
 restates or replaces one naming none, the customer's own ("Allergic to penicillin.",
-0.059 apart). Anything else is kept apart, however close: "Home
+0.059 apart). Nor does a phone or an e-mail labelled as another line than the stored
+one's ("Work phone: …" / "Cell: …", the language's `contact_owners`): a customer may
+have both. Anything else is kept apart, however close: "Home
 insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
 close as most paraphrases, and merging would overwrite a true fact, while keeping two
 costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
@@ -104,6 +106,7 @@ class _Lists(NamedTuple):
     new: re.Pattern[str] | None
     relatives: re.Pattern[str] | None
     whose: re.Pattern[str] | None  # a word for an animal or a relative, and what ends it before a name
+    owners: re.Pattern[str] | None  # words saying whose or which line a contact is
 
 
 @lru_cache(maxsize=64)
@@ -112,14 +115,14 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None)
+        return _Lists(frozenset(), (), None, (), None, None, None, None)
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     whose = languages.word_starts(own.animals + own.relatives).pattern + r"\w*[\s,:«\"'“„(–—-]+"
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
                   languages.word_starts(own.new_words), languages.word_starts(own.relatives),
-                  re.compile(whose, re.IGNORECASE))
+                  re.compile(whose, re.IGNORECASE), languages.word_starts(own.contact_owners))
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -179,6 +182,7 @@ class Slots:
     naming: bool  # it names a thing ("a dog called Mabel", "Dog Archie"): the name is the thing, not a value
     every: tuple[str, ...]  # its thing words with the short ones
     relative: bool  # it names a member of the customer's family: it is about that person
+    owners: frozenset[str]  # for a contact, the words saying whose or which line it is ("work", "mobile")
 
 
 @lru_cache(maxsize=1024)
@@ -204,7 +208,9 @@ def slots(text: str, lang: str) -> Slots:
     naming = naming or _names_whom(text, names, _lists(lang).whose)
     relatives = _lists(lang).relatives
     relative = bool(relatives and relatives.search(text))
-    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative)
+    owners = _lists(lang).owners
+    owned = frozenset(m.group().casefold() for m in owners.finditer(text)) if contacts and owners else frozenset()
+    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned)
 
 
 def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
@@ -333,6 +339,8 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     a, b = slots(new, lang), slots(old, lang)
     if distance > bands.same and a.relative != b.relative:
         return "new"  # one is about a member of the family, the other about the customer
+    if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners and a.owners.isdisjoint(b.owners):
+        return "new"  # two lines: "Work phone: …" / "Cell: …"
     if distance > bands.outer:  # nothing merges beyond it, but for a change of one-at-a-time things
         if distance <= bands.changed and a.changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
