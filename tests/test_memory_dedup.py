@@ -100,7 +100,8 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
 def test_two_lines_of_one_kind_of_contact_stay_two_one_line_changed_replaces():
     for new, old, lang in (("Personal mobile is 07700 900888.", "Work phone is 0161 496 0000.", "en"),
                            ("Домашний телефон: 8 (495) 765-43-21.", "Рабочий телефон: 8 (495) 123-45-67.", "ru"),
-                           ("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", "es"),
+                           ("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.",
+                            "es"),
                            ("Töötelefon: 5666 7788.", "Isiklik telefon: 5555 1234.", "et"),
                            ("회사 메일은 mj.kim@hanbit.co.kr임.", "개인 메일은 minji.kim@naver.com임.", "ko")):
         assert decide(new, old, 0.07, lang, BANDS) == "new", new

@@ -48,17 +48,18 @@ Tartu." / "Lives in Pärnu.", a new carer; and, for where the customer lives, in
 house number too), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
 language's names says so; "Dog Archie is allergic to beef." beside "Dog Rosie …": the
-name follows a word for an animal or a member of the family). A new fact that says it is a change of where the customer
-lives, of their phone or of their e-mail replaces a stored fact of that kind up to
-`changed`, beyond `outer`: "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.",
+name follows a word for an animal or a member of the family). A new fact that says it
+is a change of where the customer lives, of their phone or of their e-mail replaces a
+stored fact of that kind up to `changed`, beyond `outer`: "Has moved to Cardiff." lies
+0.17 from "Lives in Bristol.",
 and a customer lives in one place at a time; so does one that says it changed and
 names a third or more of the stored fact's things ("Сдал тест, уровень теперь B2." /
 "Уровень английского — B1."). A fact naming a member of the customer's family ("Her
 daughter is allergic to penicillin.") is about that person: beyond `same` it never
 restates or replaces one naming none, the customer's own ("Allergic to penicillin.",
 0.059 apart). Nor does a phone or an e-mail labelled as another line than the stored
-one's ("Work phone: …" / "Cell: …", the language's `contact_owners`): a customer may
-have both. Anything else is kept apart, however close: "Home
+one's ("Work phone: …" / "Personal mobile: …", the language's `contact_owners`): a
+customer may have both. Anything else is kept apart, however close: "Home
 insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
 close as most paraphrases, and merging would overwrite a true fact, while keeping two
 costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
@@ -339,8 +340,9 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     a, b = slots(new, lang), slots(old, lang)
     if distance > bands.same and a.relative != b.relative:
         return "new"  # one is about a member of the family, the other about the customer
-    if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners and a.owners.isdisjoint(b.owners):
-        return "new"  # two lines: "Work phone: …" / "Cell: …"
+    if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners \
+            and a.owners.isdisjoint(b.owners):
+        return "new"  # two lines: "Work phone: …" / "Personal mobile: …"
     if distance > bands.outer:  # nothing merges beyond it, but for a change of one-at-a-time things
         if distance <= bands.changed and a.changes and (
                 value_kinds(new, lang) & value_kinds(old, lang) & _ONE_AT_A_TIME
