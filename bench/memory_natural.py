@@ -72,10 +72,10 @@ but that it joined the judge's fitting items afterwards. The judge1 split (dedup
 only, 150 per language) was written the same way to fit dedup's learned judge on, and the
 fresh19 split (dedup pairs only) the same way before the judge was fitted on judge1 and
 fresh18, to score it on once. The fresh20 split was written the same way after the judge,
-before any later choice, and scored blind once; one later choice looked at its dedup misses
+before any later choice, and scored blind once; two later choices looked at its dedup misses
 with every split's (a name right after a word for an animal or a member of the family says
-which one). Items that repeat an earlier split's exactly are left out
-of a later one.
+which one; a phone or an e-mail labelled as another line is a second contact). Items that
+repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -460,9 +460,9 @@ def markdown(result: dict) -> str:
             f"way to fit the judge on ({_per_language('judge1')}); and a fresh19 split of dedup pairs written the "
             f"same way before the judge was fitted on judge1 and fresh18 ({_per_language('fresh19')}), scored "
             "blind once; a fresh20 split written the same way after the judge, before any later choice "
-            f"({_per_language('fresh20')}), scored blind once, whose dedup misses one later choice looked at "
+            f"({_per_language('fresh20')}), scored blind once, whose dedup misses two later choices looked at "
             "with every split's (a name right after a word for an animal or a member of the family says which "
-            "one); a "
+            "one; a phone or an e-mail labelled as another line is a second contact); a "
             "later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
