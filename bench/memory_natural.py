@@ -272,11 +272,9 @@ def score_strangers(items: list[dict], vec: Vectors, settings: MemorySettings) -
             continue
         new = vec.memory[it["new"]]
         for memories in customers[it["lang"]]:
-            stored = [vec.memory[m] for m in memories]
-            d = 1.0 - np.array(stored) @ new
             n += 1
-            merged += extract.nearest_same(it["new"], new, d, list(memories), stored, it["lang"],
-                                           settings.dedup_bands(), vec.judge) is not None
+            merged += extract.nearest_same(it["new"], new, list(memories), [vec.memory[m] for m in memories],
+                                           it["lang"], settings.dedup_bands(), vec.judge) is not None
     return {"merged": merged, "n": n, "rate": merged / n if n else 0.0}
 
 

@@ -112,6 +112,5 @@ def test_code_alone_picks_the_stored_fact_the_judge_merges_with(judge, local):
     new, old, lang = PARAPHRASES[0]
     stored = ["Prefers Saturday appointments.", old]
     vectors = memory_embedding.vectors(local, [new] + stored)
-    d = 1.0 - vectors[1:] @ vectors[0]
-    assert extract.nearest_same(new, vectors[0], d, stored, list(vectors[1:]), lang, BANDS) is None
-    assert extract.nearest_same(new, vectors[0], d, stored, list(vectors[1:]), lang, BANDS, judge) == 1
+    assert extract.nearest_same(new, vectors[0], stored, list(vectors[1:]), lang, BANDS) is None
+    assert extract.nearest_same(new, vectors[0], stored, list(vectors[1:]), lang, BANDS, judge) == 1

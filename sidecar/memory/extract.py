@@ -29,7 +29,6 @@ from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
 from .dedup import Bands, decide
 from .grounding import is_grounded
 from .merge_model import MergeJudge
-from .recall import distances
 from .refs import as_ref
 from .store import StoredMemory, MemoryStore
 
@@ -175,10 +174,13 @@ def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, la
     return same(new, new_vec, old, old_vec, distance, lang, bands, judge)
 
 
-def nearest_same(content: str, vector: np.ndarray, d: np.ndarray, stored: list[str], stored_vecs: list[np.ndarray],
+def nearest_same(content: str, vector: np.ndarray, stored: list[str], stored_vecs: list[np.ndarray],
                  lang: str, bands: Bands, judge: MergeJudge | None = None) -> int | None:
     """Code alone: which stored fact this one restates or updates, among its
-    DEDUP_CANDIDATES nearest (`d`: its distance to each), nearest first; None for a new fact."""
+    DEDUP_CANDIDATES nearest, nearest first; None for a new fact."""
+    if not stored:
+        return None
+    d = 1.0 - np.vstack(stored_vecs) @ vector  # every vector is L2-normalised
     for i in np.argsort(d)[:DEDUP_CANDIDATES]:
         if same(content, vector, stored[i], stored_vecs[i], float(d[i]), lang, bands, judge):
             return int(i)
@@ -209,8 +211,8 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
         elif entry.kind == "topic":
             match = store.find_topic(entry.topic or entry.content)
         elif facts:
-            i = nearest_same(entry.content, vector, distances(vector, facts), [f.content for f in facts],
-                             [f.embedding for f in facts], lang, dedup, judge)
+            i = nearest_same(entry.content, vector, [f.content for f in facts], [f.embedding for f in facts],
+                             lang, dedup, judge)
             match = facts[i] if i is not None else None
         if match is not None:
             store.replace(match, content=entry.content, importance=entry.importance, embedding=vector,
