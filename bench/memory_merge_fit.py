@@ -10,7 +10,7 @@ Rows, from bench/memory_natural.jsonl's fitting splits (every split but memory_n
   of each other: different facts by construction, to keep apart.
 
 Each row is what the judge reads in the product (merge_model.features: the two memory
-vectors' |u - v| and u * v, the rule's signals and its decision), with memories embedded
+vectors' u - v, |u - v| and u * v, the rule's signals and its decision), with memories embedded
 as extraction embeds them. The model is scikit-learn's MLPClassifier (one hidden layer
 of HIDDEN units, the `eval` extra), on standardised rows, with each different thing
 that looks alike counted DIFFERENT_WEIGHT times: they are the few rows that are hard to
@@ -144,7 +144,7 @@ def markdown(r: dict) -> str:
     lines = [HEADING, "",
              "sidecar/memory/merge_model.npz, fitted by `python -m bench.memory_merge_fit --write` on "
              f"bench/memory_natural.jsonl's splits but {', '.join(BLIND)} ({r['splits']} splits): a network of one "
-             f"hidden layer ({HIDDEN} units) reads the two memory vectors (|u − v|, u ⊙ v) and the rule's signals, "
+             f"hidden layer ({HIDDEN} units) reads the two memory vectors (u − v, |u − v|, u ⊙ v) and the rule's signals, "
              "and merges a pair the rule keeps apart when its score reaches the threshold, within code's limits "
              f"(`merge_model.may_merge`: up to {REACH}, never a member of the family with the customer, a fact saying "
              "it changed only with one it speaks of, never a fact saying all the other says and two things or "

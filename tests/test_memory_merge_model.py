@@ -17,7 +17,7 @@ BANDS = MemorySettings().dedup_bands()
 # sharing no thing word, or too few.
 PARAPHRASES = [("Likes to come in in the mornings.", "Prefers morning appointments.", "en"),
                ("Платит безналичным расчётом.", "Оплачивает по безналу.", "ru"),
-               ("Talle sobib kõige paremini meili teel suhelda.", "Eelistab suhtlust e-posti teel.", "et"),
+               ("Isa põeb diabeeti.", "Isal on suhkruhaigus.", "et"),
                ("Los pedidos le llegan cada lunes.", "Recibe los pedidos los lunes.", "es"),
                ("연락은 카톡이 편하다고 함.", "카카오톡으로 연락받는 것을 선호함.", "ko")]
 LOOK_ALIKES = [("Has a storage unit, No. 87.", "Has a storage unit, No. 214.", "en"),
@@ -45,7 +45,7 @@ def pair(local, new: str, old: str):
 
 
 def test_the_weights_fit_the_features_and_hold_only_for_their_own_vectors(judge, local):
-    columns = 2 * local.dim + len(merge_model.signals("Has a dog.", "Has a cat.", 0.1, "en", BANDS))
+    columns = 3 * local.dim + len(merge_model.signals("Has a dog.", "Has a cat.", 0.1, "en", BANDS))
     assert judge.mean.shape == judge.scale.shape == (columns,)
     assert judge.hidden_w.shape[0] == columns and judge.out_w.shape == (judge.hidden_w.shape[1],)
     assert 0.0 < judge.threshold < 1.0 and judge.reach <= 0.2

@@ -5,9 +5,10 @@ it merges a paraphrase only when the two share their thing words or lie within 0
 so "Likes to come in in the mornings." / "Prefers morning appointments." (0.053 apart)
 stay two lines. What tells a paraphrase from a different thing that looks alike is spread
 over the whole of the two vectors, not their one cosine: a small network reads both
-(|u - v| and u * v, as probes for paraphrase over sentence embeddings do) beside the
-rule's own signals (distance, word overlap, values, cues, the rule's decision), and
-scores the pair. A pair the rule keeps apart merges when the score reaches the
+(|u - v| and u * v, as probes for paraphrase over sentence embeddings do, and u - v, the
+way the new fact lies from the stored one: a fact that adds a change or a detail moves
+one way) beside the rule's own signals (distance, word overlap, values, cues, the rule's
+decision), and scores the pair. A pair the rule keeps apart merges when the score reaches the
 model's threshold.
 
 The weights (merge_model.npz) are fitted by `python -m bench.memory_merge_fit` on
@@ -56,9 +57,11 @@ def signals(new: str, old: str, distance: float, lang: str, bands: dedup.Bands) 
 
 def features(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, distance: float, lang: str,
              bands: dedup.Bands) -> np.ndarray:
-    """One row the judge scores: the pair's vectors, then its signals."""
+    """One row the judge scores: the pair's vectors (new less old, its size, their product),
+    then its signals."""
     u, v = np.asarray(new_vec, dtype=np.float32), np.asarray(old_vec, dtype=np.float32)
-    return np.concatenate([np.abs(u - v), u * v, np.asarray(signals(new, old, distance, lang, bands), np.float32)])
+    return np.concatenate([u - v, np.abs(u - v), u * v,
+                           np.asarray(signals(new, old, distance, lang, bands), np.float32)])
 
 
 def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands, reach: float) -> bool:
