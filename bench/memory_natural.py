@@ -76,7 +76,8 @@ before any later choice, and scored blind once; two later choices looked at its 
 with every split's (a name right after a word for an animal or a member of the family says
 which one; a phone or an e-mail labelled as another line is a second contact), and it
 joined the judge's fitting items afterwards. The fresh21 split was written the same way
-after those choices, before any later one, to score what ships once. Items that repeat an earlier split's exactly are left out of a later one.
+after those choices, before any later one, to score what ships once. Items that repeat
+an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ over the whole of the two vectors, not their one cosine: a small network reads b
 (|u - v| and u * v, as probes for paraphrase over sentence embeddings do, and u - v, the
 way the new fact lies from the stored one: a fact that adds a change or a detail moves
 one way) beside the rule's own signals (distance, word overlap, values, cues, the rule's
-decision), and scores the pair. A pair the rule keeps apart merges when the score reaches the
-model's threshold.
+decision), and scores the pair. A pair the rule keeps apart merges when the score
+reaches the model's threshold.
 
 The weights (merge_model.npz) are fitted by `python -m bench.memory_merge_fit` on
 bench/memory_natural.jsonl, and the threshold is the lowest that, with each split
