@@ -177,8 +177,8 @@ class Language:
     """Words and stems saying whose or which line a contact is ("work", "personal",
     "mobile", "рабоч", "trabajo", "töö", "회사"), found at the start of a word: two
     phones or e-mails labelled with different ones are two ("Work phone: …" / "Personal
-    mobile: …"),
-    where one labelled beside one not is the same changed ("Phone: …" / "New mobile: …").
+    mobile: …"), where one labelled beside one not is the same changed ("Phone: …" / "New
+    mobile: …").
     One word for each line: two synonyms ("cell", "mobile") would read as two lines."""
     animals: tuple[str, ...]
     """Words and stems naming a kind of animal a customer keeps ("dog", "кошк", "perr",

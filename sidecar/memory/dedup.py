@@ -188,12 +188,13 @@ class Slots:
 
 @lru_cache(maxsize=1024)
 def slots(text: str, lang: str) -> Slots:
+    lists = _lists(lang)
     folded = _fold(text)
     found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
     values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
     values |= {"/".join(sorted(alts[0])) for _, alts in found.numbers if alts}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
-    change, new = _lists(lang).change, _lists(lang).new
+    change, new = lists.change, lists.new
     changes = bool(change and change.search(text)) or bool(contacts and new and new.search(text))
     date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
@@ -204,12 +205,12 @@ def slots(text: str, lang: str) -> Slots:
         contact_words = label_words(contacts, lang)
         words = tuple(w for w in words if w not in contact_words)
     rest = tuple(w for w in words if w not in name_words)
-    labels = _lists(lang).name_labels
+    labels = lists.name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
-    naming = naming or _names_whom(text, names, _lists(lang).whose)
-    relatives = _lists(lang).relatives
+    naming = naming or _names_whom(text, names, lists.whose)
+    relatives = lists.relatives
     relative = bool(relatives and relatives.search(text))
-    owners = _lists(lang).owners
+    owners = lists.owners
     owned = frozenset(m.group().casefold() for m in owners.finditer(text)) if contacts and owners else frozenset()
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned)
 

@@ -29,6 +29,7 @@ from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
 from .dedup import Bands, decide
 from .grounding import is_grounded
 from .merge_model import MergeJudge
+from .recall import distances
 from .refs import as_ref
 from .store import StoredMemory, MemoryStore
 
@@ -180,7 +181,7 @@ def nearest_same(content: str, vector: np.ndarray, stored: list[str], stored_vec
     DEDUP_CANDIDATES nearest, nearest first; None for a new fact."""
     if not stored:
         return None
-    d = 1.0 - np.vstack(stored_vecs) @ vector  # every vector is L2-normalised
+    d = distances(vector, stored_vecs)
     for i in np.argsort(d)[:DEDUP_CANDIDATES]:
         if same(content, vector, stored[i], stored_vecs[i], float(d[i]), lang, bands, judge):
             return int(i)

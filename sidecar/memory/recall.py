@@ -76,12 +76,11 @@ class Recalled:
         return self.lines(to_forget=True)
 
 
-def distances(query: np.ndarray, memories: list[StoredMemory]) -> np.ndarray:
+def distances(query: np.ndarray, vectors: list[np.ndarray]) -> np.ndarray:
     """Cosine distances; every embedding is L2-normalised, so 1 - dot product."""
-    if not memories:
+    if not vectors:
         return np.zeros(0, dtype=np.float32)
-    matrix = np.vstack([m.embedding for m in memories])
-    return 1.0 - matrix @ query
+    return 1.0 - np.vstack(vectors) @ query
 
 
 @dataclass(frozen=True)
@@ -182,7 +181,7 @@ def recall(query: np.ndarray, memories: list[StoredMemory], *, threshold: float 
     """`bounds` (MemorySettings.recall_bounds) or, for the strict rule with a shared-word
     band, `threshold`, `near` and `near_margin`."""
     b = _bounds(threshold, bounds, near, near_margin)
-    d = distances(query, memories)
+    d = distances(query, [m.embedding for m in memories])
     within = sorted((i for i in range(len(memories)) if d[i] <= b.reach), key=lambda i: d[i])[: limit * 2]
     why = about(d, {i: memories[i].content for i in within}, message, lang, b)
     close = [(float(d[i]), memories[i], reason) for i, reason in why.items()]

@@ -30,7 +30,7 @@ from . import embedding as memory_embedding
 from . import extract, forget, merge_model, reembed
 from .dedup import Bands
 from .index_cache import IndexCache
-from .recall import MAX_SHOWN, Bounds, Recalled, recall_indexed
+from .recall import MAX_SHOWN, Bounds, Recalled, distances, recall_indexed
 from .refs import ref
 from .store import MemoryStore
 
@@ -342,7 +342,7 @@ class Memory:
         query = QueryEmbedding(self.embedder, "\n".join(said)).get()
         if query is None:
             return {}
-        d = 1.0 - np.vstack([m.embedding for m in facts]) @ query
+        d = distances(query, [m.embedding for m in facts])
         order = [i for i in np.argsort(d) if d[i] <= self.settings.known_distance][: extract.KNOWN_SHOWN]
         return {ref(n + 1): facts[i] for n, i in enumerate(order)}
 
