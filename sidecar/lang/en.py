@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Language, frozen, words
+from .base import Language, frozen, sides, words
 
 _MONTHS = words("january february march april may june july august september october november december")
 _WEEKDAYS = words("monday tuesday wednesday thursday friday saturday sunday")
@@ -156,6 +156,10 @@ LANGUAGE = Language(
     """),
     # One word for each line: "cell" and "mobile" are one line, so only one of them is listed.
     contact_owners=words("work office business personal private home mobile landline"),
+    contrasts=sides("""
+        left/right upper/lower top/bottom front/rear front/back older/younger elder/younger
+        eldest/youngest morning/evening breakfast/dinner hot/cold live/work
+    """),
     animals=words("""
         dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle
         horse pony ferret labrador retriever spaniel terrier poodle collie beagle dachshund

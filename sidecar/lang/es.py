@@ -1,7 +1,7 @@
 """Spanish."""
 from __future__ import annotations
 
-from .base import Language, frozen, whole_words, words
+from .base import Language, frozen, sides, whole_words, words
 
 # Written without accents: values are looked up with the customer's accents removed
 # (fold_accents), since many leave them out ("dieciseis", "miercoles").
@@ -134,6 +134,7 @@ LANGUAGE = Language(
     """),
     # One word for each line ("móvil", not also "celular").
     contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
+    contrasts=sides("izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor desayun/cena calient/frí"),
     animals=words("""
         perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua

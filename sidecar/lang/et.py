@@ -1,7 +1,7 @@
 """Estonian."""
 from __future__ import annotations
 
-from .base import Language, frozen, whole_words, words
+from .base import Language, frozen, sides, whole_words, words
 
 # Numerals inflect in 14 cases on the genitive stem: "kolm" / "kolme" + "-ks", "-ga" …
 _CASE = "|t|d|l|le|lt|s|st|sse|ks|ni|na|ta|ga|de"
@@ -135,6 +135,7 @@ LANGUAGE = Language(
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
     contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
+    contrasts=sides("parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm"),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver

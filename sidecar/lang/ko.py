@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Language, frozen, words
+from .base import Language, frozen, sides, words
 
 # Standalone negating adverbs ("배달을 안 해요") and negating verb parts, found inside
 # words ("않아요", "없어요", "아니라").
@@ -148,6 +148,7 @@ LANGUAGE = Language(
     """),
     # One word for each line ("휴대폰", not also "핸드폰").
     contact_owners=words("회사 직장 사무실 업무 개인 집 휴대폰 유선"),
+    contrasts=sides("왼쪽/오른쪽 위쪽/아래쪽 윗/아랫 상악/하악 앞바퀴/뒷바퀴 오전/오후 아침/저녁 첫째/둘째 큰아들/작은아들 큰딸/작은딸"),
     animals=words("""
         강아지 고양이 반려견 반려묘 토끼 햄스터 앵무새 거북이 말티즈 푸들 비숑 진돗개 시바
         리트리버 닥스훈트 포메라니안 웰시코기 치와와 페르시안

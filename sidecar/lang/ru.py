@@ -1,7 +1,7 @@
 """Russian."""
 from __future__ import annotations
 
-from .base import Language, frozen, whole_words, words
+from .base import Language, frozen, sides, whole_words, words
 
 # Numerals inflect: every case form is listed with its value ("четырьмя" -> 4).
 _NUMBER_FORMS = {
@@ -136,6 +136,7 @@ LANGUAGE = Language(
     """),
     # One word for each line ("мобильный", not also "сотовый").
     contact_owners=words("рабоч служебн офис личн домашн мобильн городск"),
+    contrasts=sides("лев/прав верхн/нижн передн/задн старш/младш утр/вечер завтрак/ужин горяч/холодн"),
     animals=words("""
         собак собачк пёс пес щен кот кошк котён котен котик кролик хомя попуга канарейк свинк
         черепах лошад пони хорёк хорек такс лабрадор ретривер спаниел терьер пудел колли бигл

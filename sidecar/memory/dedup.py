@@ -57,9 +57,12 @@ names a third or more of the stored fact's things ("Сдал тест, уров�
 "Уровень английского — B1."). A fact naming a member of the customer's family ("Her
 daughter is allergic to penicillin.") is about that person: beyond `same` it never
 restates or replaces one naming none, the customer's own ("Allergic to penicillin.",
-0.059 apart). Nor does a phone or an e-mail labelled as another line than the stored
-one's ("Work phone: …" / "Personal mobile: …", the language's `contact_owners`): a
-customer may have both. Anything else is kept apart, however close: "Home
+0.059 apart). Two facts naming the two sides of one contrast, each one only ("upper" /
+"lower", "left" / "right", "старший" / "младший"; the language's `contrasts`), are two
+things at any distance ("Коронка на верхнем правом клыке." / "… на нижнем …", 0.011
+apart), unless the new one says it changed. Nor does a phone or an e-mail labelled as
+another line than the stored one's ("Work phone: …" / "Personal mobile: …", the
+language's `contact_owners`): a customer may have both. Anything else is kept apart, however close: "Home
 insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
 close as most paraphrases, and merging would overwrite a true fact, while keeping two
 costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
@@ -108,6 +111,7 @@ class _Lists(NamedTuple):
     relatives: re.Pattern[str] | None
     whose: re.Pattern[str] | None  # a word for an animal or a relative, and what ends it before a name
     owners: re.Pattern[str] | None  # words saying whose or which line a contact is
+    contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
 
 
 @lru_cache(maxsize=64)
@@ -116,14 +120,15 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None, None)
+        return _Lists(frozenset(), (), None, (), None, None, None, None, ())
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     whose = languages.word_starts(own.animals + own.relatives).pattern + r"\w*[\s,:«\"'“„(–—-]+"
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
                   languages.word_starts(own.new_words), languages.word_starts(own.relatives),
-                  re.compile(whose, re.IGNORECASE), languages.word_starts(own.contact_owners))
+                  re.compile(whose, re.IGNORECASE), languages.word_starts(own.contact_owners),
+                  tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts))
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -184,6 +189,7 @@ class Slots:
     every: tuple[str, ...]  # its thing words with the short ones
     relative: bool  # it names a member of the customer's family: it is about that person
     owners: frozenset[str]  # for a contact, the words saying whose or which line it is ("work", "mobile")
+    sides: frozenset[tuple[int, bool]]  # (contrast, which side) for each contrast it names one side of
 
 
 @lru_cache(maxsize=1024)
@@ -212,7 +218,17 @@ def slots(text: str, lang: str) -> Slots:
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
     owned = frozenset(m.group().casefold() for m in owners.finditer(text)) if contacts and owners else frozenset()
-    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned)
+    sides = frozenset((i, bool(x.search(text))) for i, (x, y) in enumerate(lists.contrasts)
+                      if bool(x.search(text)) != bool(y.search(text)))
+    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned,
+                 sides)
+
+
+def opposed(new: Slots, old: Slots) -> bool:
+    """Whether the two facts name the two sides of one contrast ("upper" / "lower" molar,
+    "старший" / "младший" son) and the new one does not say it changed: two things,
+    however close (sidecar.lang's `contrasts`)."""
+    return not new.changes and any((i, not side) in old.sides for i, side in new.sides)
 
 
 def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
@@ -339,6 +355,8 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     a, b = slots(new, lang), slots(old, lang)
+    if opposed(a, b):
+        return "new"  # the two sides of one contrast: the upper and the lower molar
     if distance > bands.same and a.relative != b.relative:
         return "new"  # one is about a member of the family, the other about the customer
     if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners \

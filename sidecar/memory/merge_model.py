@@ -20,7 +20,8 @@ and for any other (a vendor's embeddings) there is no judge and the rule decides
 
 Hard limits stay code's (may_merge): nothing beyond `reach` merges (the farthest two
 memories of one customer the model learned to keep apart), a fact about a member of the
-family never merges with one about the customer, nor a fact saying it changed with one
+family never merges with one about the customer, nor two facts naming the two sides of
+one contrast (the upper and the lower molar), nor a fact saying it changed with one
 it does not speak of (dedup.decide's rules, kept here too: the judge learned from pairs
 of one customer's facts, and a change beside an unrelated fact is not among them), nor
 one fact with another that says all it says and two things or values more: that is
@@ -66,13 +67,14 @@ def features(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, dista
 
 def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands, reach: float) -> bool:
     """The limits code keeps whatever the score: within `reach`, never a member of the
-    family with the customer, a fact saying it changed only with one it speaks of
+    family with the customer, never the two sides of one contrast (dedup.opposed), a fact
+    saying it changed only with one it speaks of
     (dedup.speaks_of), never a fact that says more than the other (dedup.says_more)."""
     if distance > reach:
         return False
     a, b = dedup.slots(new, lang), dedup.slots(old, lang)
-    if distance > bands.same and a.relative != b.relative:
-        return False
+    if dedup.opposed(a, b) or (distance > bands.same and a.relative != b.relative):
+        return False  # the two sides of one contrast, or the customer and a member of the family
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
     return not dedup.says_more(a, b)
