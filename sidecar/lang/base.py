@@ -31,7 +31,7 @@ def words(text: str) -> tuple[str, ...]:
 
 def sides(text: str) -> tuple[tuple[str, str], ...]:
     """Contrasts are written as text too, each as its two sides: "left/right upper/lower"."""
-    return tuple(tuple(pair.split("/", 1)) for pair in text.split())  # type: ignore[misc]
+    return tuple((one, other) for one, other in (pair.split("/", 1) for pair in text.split()))
 
 
 def frozen(mapping: Mapping) -> Mapping:
@@ -189,7 +189,7 @@ class Language:
     """The two sides of one contrast ("left"/"right", "upper"/"lower", "front"/"rear",
     "older"/"younger", "morning"/"evening"; "верхн"/"нижн", "izquierd"/"derech"), words and
     stems found at the start of a word: two facts naming the two sides, each one only, are
-    two things however alike ("Crown on the upper left molar." / "Crown on the lower left
+    two things however alike ("Crown on the upper right molar." / "Crown on the lower right
     molar.", "Старший сын в карате." / "Младший сын в карате.", 0.006 apart), unless the
     new one says it changed. Only words that name a side wherever they stand: a side that
     also starts a common word of the language (Korean "위", above, starts "위해", for) is

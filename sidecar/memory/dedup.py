@@ -62,12 +62,12 @@ restates or replaces one naming none, the customer's own ("Allergic to penicilli
 things at any distance ("Коронка на верхнем правом клыке." / "… на нижнем …", 0.011
 apart), unless the new one says it changed. Nor does a phone or an e-mail labelled as
 another line than the stored one's ("Work phone: …" / "Personal mobile: …", the
-language's `contact_owners`): a customer may have both. Anything else is kept apart, however close: "Home
-insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as
-close as most paraphrases, and merging would overwrite a true fact, while keeping two
-costs at most a slightly redundant line. A looser rule (within 0.045, a quarter of
-the thing words shared) merged 0.60 of the tune split's paraphrases against 0.37, and
-kept 0.80 of the held-out split's different things apart against 0.93, so it is not
+language's `contact_owners`): a customer may have both. Anything else is kept apart,
+however close: "Home insurance renews in April." and "Car insurance renews in April."
+lie 0.04 apart, as close as most paraphrases, and merging would overwrite a true fact,
+while keeping two costs at most a slightly redundant line. A looser rule (within 0.045,
+a quarter of the thing words shared) merged 0.60 of the tune split's paraphrases against
+0.37, and kept 0.80 of the held-out split's different things apart against 0.93, so it is not
 taken. Bands tuned on bench/memory_natural.jsonl's tune split, and checked against
 every pair of one customer's memories there, which are different facts by
 construction (bench/RESULTS.md).
@@ -218,8 +218,8 @@ def slots(text: str, lang: str) -> Slots:
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
     owned = frozenset(m.group().casefold() for m in owners.finditer(text)) if contacts and owners else frozenset()
-    sides = frozenset((i, bool(x.search(text))) for i, (x, y) in enumerate(lists.contrasts)
-                      if bool(x.search(text)) != bool(y.search(text)))
+    named = ((bool(x.search(text)), bool(y.search(text))) for x, y in lists.contrasts)
+    sides = frozenset((i, one) for i, (one, other) in enumerate(named) if one != other)
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned,
                  sides)
 
