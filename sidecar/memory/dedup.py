@@ -67,8 +67,8 @@ however close: "Home insurance renews in April." and "Car insurance renews in Ap
 lie 0.04 apart, as close as most paraphrases, and merging would overwrite a true fact,
 while keeping two costs at most a slightly redundant line. A looser rule (within 0.045,
 a quarter of the thing words shared) merged 0.60 of the tune split's paraphrases against
-0.37, and kept 0.80 of the held-out split's different things apart against 0.93, so it is not
-taken. Bands tuned on bench/memory_natural.jsonl's tune split, and checked against
+0.37, and kept 0.80 of the held-out split's different things apart against 0.93, so it is
+not taken. Bands tuned on bench/memory_natural.jsonl's tune split, and checked against
 every pair of one customer's memories there, which are different facts by
 construction (bench/RESULTS.md).
 
