@@ -226,6 +226,8 @@ def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
         for distance in (0.005, 0.03):
             assert decide(new, old, distance, lang, BANDS) == "new", (new, distance)
             assert not may_merge(new, old, distance, lang, BANDS, 0.2), (new, distance)
+    # "Left" is also a change cue ("left the gym"); naming the left side, it says no change.
+    assert decide("Left knee hurts when running.", "Right knee hurts when running.", 0.005, "en", BANDS) == "new"
     # Said as a change, the other side replaces the old one; one side named beside none restates.
     assert decide("Now comes in the evenings.", "Comes in the mornings.", 0.03, "en", BANDS) == "updates"
     assert decide("Has a crown on the upper right molar.", "Crown on the upper right molar.", 0.005, "en",

@@ -190,6 +190,7 @@ class Slots:
     relative: bool  # it names a member of the customer's family: it is about that person
     owners: frozenset[str]  # for a contact, the words saying whose or which line it is ("work", "mobile")
     sides: frozenset[tuple[int, bool]]  # (contrast, which side) for each contrast it names one side of
+    side_cue: bool  # its only change cue is a side it names ("Left knee …": "left" as in "left the gym")
 
 
 @lru_cache(maxsize=1024)
@@ -218,17 +219,23 @@ def slots(text: str, lang: str) -> Slots:
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
     owned = frozenset(m.group().casefold() for m in owners.finditer(text)) if contacts and owners else frozenset()
-    named = ((bool(x.search(text)), bool(y.search(text))) for x, y in lists.contrasts)
+    named = [(bool(x.search(text)), bool(y.search(text))) for x, y in lists.contrasts]
     sides = frozenset((i, one) for i, (one, other) in enumerate(named) if one != other)
+    side_cue = False
+    if changes and sides and change:
+        rest_of_it = text
+        for i, one in sides:
+            rest_of_it = lists.contrasts[i][0 if one else 1].sub(" ", rest_of_it)
+        side_cue = not change.search(rest_of_it) and not (contacts and new and new.search(text))
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned,
-                 sides)
+                 sides, side_cue)
 
 
 def opposed(new: Slots, old: Slots) -> bool:
     """Whether the two facts name the two sides of one contrast ("upper" / "lower" molar,
     "старший" / "младший" son) and the new one does not say it changed: two things,
     however close (sidecar.lang's `contrasts`)."""
-    return not new.changes and any((i, not side) in old.sides for i, side in new.sides)
+    return (not new.changes or new.side_cue) and any((i, not side) in old.sides for i, side in new.sides)
 
 
 def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
