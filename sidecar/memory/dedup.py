@@ -238,6 +238,12 @@ def opposed(new: Slots, old: Slots) -> bool:
     return (not new.changes or new.side_cue) and any((i, not side) in old.sides for i, side in new.sides)
 
 
+def never_same(a: Slots, b: Slots, distance: float, bands: Bands) -> bool:
+    """Two things whatever else they share, for the rule and the judge alike: the two sides
+    of one contrast, or, beyond `same`, a member of the family and the customer."""
+    return opposed(a, b) or (distance > bands.same and a.relative != b.relative)
+
+
 def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
     """Whether a name follows a word for an animal or a member of the family ("Dog Archie",
     "кот Барсик", "su hermano Raúl"): the name says which one the fact is about."""
@@ -362,10 +368,8 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     a, b = slots(new, lang), slots(old, lang)
-    if opposed(a, b):
-        return "new"  # the two sides of one contrast: the upper and the lower molar
-    if distance > bands.same and a.relative != b.relative:
-        return "new"  # one is about a member of the family, the other about the customer
+    if never_same(a, b, distance, bands):
+        return "new"  # the upper and the lower molar; a member of the family and the customer
     if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners \
             and a.owners.isdisjoint(b.owners):
         return "new"  # two lines: "Work phone: …" / "Personal mobile: …"

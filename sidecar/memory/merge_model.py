@@ -66,15 +66,16 @@ def features(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, dista
 
 
 def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands, reach: float) -> bool:
-    """The limits code keeps whatever the score: within `reach`, never a member of the
-    family with the customer, never the two sides of one contrast (dedup.opposed), a fact
-    saying it changed only with one it speaks of
-    (dedup.speaks_of), never a fact that says more than the other (dedup.says_more)."""
+    """The limits code keeps whatever the score: within `reach`, never two facts the rule
+    holds to be two things whatever else (dedup.never_same: a member of the family and the
+    customer, the two sides of one contrast), a fact saying it changed only with one it
+    speaks of (dedup.speaks_of), never a fact that says more than the other
+    (dedup.says_more)."""
     if distance > reach:
         return False
     a, b = dedup.slots(new, lang), dedup.slots(old, lang)
-    if dedup.opposed(a, b) or (distance > bands.same and a.relative != b.relative):
-        return False  # the two sides of one contrast, or the customer and a member of the family
+    if dedup.never_same(a, b, distance, bands):
+        return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
     return not dedup.says_more(a, b)
