@@ -211,6 +211,12 @@ def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
             ("Estudia euskera, nivel B1.", "Su hijo estudia inglés, nivel B1.", 0.073, "es"),
             ("Принимает L-тироксин.", "Мама принимает инсулин.", 0.111, "ru"),
             ("본인 연락처는 010-7777-4321이다.", "남편 연락처는 010-5555-1234임.", 0.089, "ko")])
+    # Within the restatement band too, where the embedder hardly tells them apart.
+    assert_decides("new", [
+            ("Mum takes levothyroxine 50mcg every morning.", "Takes levothyroxine 50mcg every morning.", 0.012, "en"),
+            ("Pays £12 a month for her son's SIM.", "Pays £12 a month for her SIM.", 0.014, "en")])
+    assert not may_merge("Mum takes levothyroxine 50mcg every morning.", "Takes levothyroxine 50mcg every morning.",
+                         0.012, "en", BANDS, 0.2)
     # Both about the daughter: a changed value still replaces the old one.
     assert decide("Daughter Mia now has swimming on Thursdays.", "Daughter Mia has swimming on Tuesdays.", 0.026, "en",
                   BANDS) == "updates"

@@ -74,7 +74,7 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
     if distance > reach:
         return False
     a, b = dedup.slots(new, lang), dedup.slots(old, lang)
-    if dedup.never_same(a, b, distance, bands):
+    if dedup.never_same(a, b):
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
