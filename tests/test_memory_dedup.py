@@ -217,6 +217,16 @@ def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
             ("Pays £12 a month for her son's SIM.", "Pays £12 a month for her SIM.", 0.014, "en")])
     assert not may_merge("Mum takes levothyroxine 50mcg every morning.", "Takes levothyroxine 50mcg every morning.",
                          0.012, "en", BANDS, 0.2)
+    # The other names the relative by the name the first gives them: one person, a changed value.
+    assert_decides("updates", [
+            ("Son Finn is collected at 3 pm.", "Finn's pick-up time is 4:30 now.", 0.077, "en"),
+            ("Daughter Amelia is in Year 4.", "Amelia is in Year 5 now.", 0.071, "en"),
+            ("Poeg Rasmus käib Mesimummude rühmas.", "Rasmus viidi üle Päikesejänkude rühma.", 0.061, "et"),
+            ("Su hijo Pablo está en la clase de los Ositos (3 años).",
+             "Pablo ha pasado a la clase de los Delfines, la de 4 años.", 0.081, "es")])
+    # A car after a word for the wife is no name of hers.
+    assert decide("Продал Kia Rio, теперь ездит на Hyundai Solaris.", "У жены Hyundai Solaris 2019 года.", 0.05, "ru",
+                  BANDS) == "new"
     # Both about the daughter: a changed value still replaces the old one.
     assert decide("Daughter Mia now has swimming on Thursdays.", "Daughter Mia has swimming on Tuesdays.", 0.026, "en",
                   BANDS) == "updates"

@@ -57,7 +57,9 @@ names a third or more of the stored fact's things ("Сдал тест, уров�
 "Уровень английского — B1."). A fact naming a member of the customer's family ("Her
 daughter is allergic to penicillin.") is about that person: it never restates or
 replaces one naming none, the customer's own ("Allergic to penicillin.", 0.059 apart;
-"Mum takes levothyroxine 50mcg every morning." beside "Takes levothyroxine …", 0.012).
+"Mum takes levothyroxine 50mcg every morning." beside "Takes levothyroxine …", 0.012),
+unless the other names that person by the name the first gives them ("Son Finn is
+collected at 3 pm." / "Finn's pick-up time is 4:30 now.").
 Two facts naming the two sides of one contrast, each one only ("upper" / "lower",
 "left" / "right", "старший" / "младший"; the language's `contrasts`), are two
 things at any distance ("Коронка на верхнем правом клыке." / "… на нижнем …", 0.011
@@ -111,6 +113,7 @@ class _Lists(NamedTuple):
     new: re.Pattern[str] | None
     relatives: re.Pattern[str] | None
     whose: re.Pattern[str] | None  # a word for an animal or a relative, and what ends it before a name
+    kin: re.Pattern[str] | None  # a word for a relative, and what ends it before a name
     owners: re.Pattern[str] | None  # words saying whose or which line a contact is
     contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
 
@@ -121,14 +124,17 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None, None, ())
+        return _Lists(frozenset(), (), None, (), None, None, None, None, None, ())
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
-    whose = languages.word_starts(own.animals + own.relatives).pattern + r"\w*[\s,:«\"'“„(–—-]+"
+    before_name = r"\w*[\s,:«\"'“„(–—-]+"
+    whose = languages.word_starts(own.animals + own.relatives).pattern + before_name
+    kin = languages.word_starts(own.relatives).pattern + before_name
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
                   languages.word_starts(own.new_words), languages.word_starts(own.relatives),
-                  re.compile(whose, re.IGNORECASE), languages.word_starts(own.contact_owners),
+                  re.compile(whose, re.IGNORECASE), re.compile(kin, re.IGNORECASE),
+                  languages.word_starts(own.contact_owners),
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts))
 
 
@@ -189,6 +195,7 @@ class Slots:
     naming: bool  # it names a thing ("a dog called Mabel", "Dog Archie"): the name is the thing, not a value
     every: tuple[str, ...]  # its thing words with the short ones
     relative: bool  # it names a member of the customer's family: it is about that person
+    kin: tuple[str, ...]  # the names it gives members of the family ("Son Leo"), as thing words
     owners: frozenset[str]  # for a contact, the words saying whose or which line it is ("work", "mobile")
     sides: frozenset[tuple[int, bool]]  # (contrast, which side) for each contrast it names one side of
     side_cue: bool  # its only change cue is a side it names ("Left knee …": "left" as in "left the gym")
@@ -215,7 +222,8 @@ def slots(text: str, lang: str) -> Slots:
     rest = tuple(w for w in words if w not in name_words)
     labels = lists.name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
-    naming = naming or _names_whom(text, names, lists.whose)
+    naming = naming or bool(_names_whom(text, names, lists.whose))
+    kin = _long(_thing_words(_fold(" ".join(_kin_names(text, names, lists.kin))), lang), lang)
     relatives = lists.relatives
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
@@ -228,8 +236,8 @@ def slots(text: str, lang: str) -> Slots:
         for i, one in sides:
             rest_of_it = lists.contrasts[i][0 if one else 1].sub(" ", rest_of_it)
         side_cue = not change.search(rest_of_it) and not (contacts and new and new.search(text))
-    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, owned,
-                 sides, side_cue)
+    return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, kin,
+                 owned, sides, side_cue)
 
 
 def opposed(new: Slots, old: Slots) -> bool:
@@ -241,16 +249,42 @@ def opposed(new: Slots, old: Slots) -> bool:
 
 def never_same(a: Slots, b: Slots) -> bool:
     """Two things whatever else they share, for the rule and the judge alike: the two sides
-    of one contrast, or a member of the family and the customer."""
-    return opposed(a, b) or a.relative != b.relative
+    of one contrast, or a member of the family and the customer (unless the one names the
+    other's relative by the name it gives them: "Son Leo is in Year 4." / "Leo has started
+    Year 5.")."""
+    if opposed(a, b):
+        return True
+    if a.relative == b.relative:
+        return False
+    family, other = (a, b) if a.relative else (b, a)
+    return not any(_match(k, w) for k in family.kin for w in other.every)
 
 
-def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> bool:
-    """Whether a name follows a word for an animal or a member of the family ("Dog Archie",
+def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> list[str]:
+    """The names that follow a word for an animal or a member of the family ("Dog Archie",
     "кот Барсик", "su hermano Raúl"): the name says which one the fact is about."""
     if not names or whose is None:
-        return False
-    return any(text.startswith(name, m.end()) for m in whose.finditer(text) for name in names)
+        return []
+    return [name for m in whose.finditer(text) for name in names if text.startswith(name, m.end())]
+
+
+_NEXT_WORD = re.compile(r"\s+(\w+)")
+
+
+def _kin_names(text: str, names: list[str], kin: re.Pattern[str] | None) -> list[str]:
+    """The names a fact gives members of the family ("Son Leo is …", "Дочь Вера, 9 лет"): a
+    name right after a word for one, and not followed by another name or a model ("У жены
+    Hyundai Solaris", "У жены — Toyota RAV4": a car, not a person)."""
+    if not names or kin is None:
+        return []
+    out = []
+    for m in kin.finditer(text):
+        for name in names:
+            if text.startswith(name, m.end()):
+                after = _NEXT_WORD.match(text, m.end() + len(name))
+                if not (after and (after.group(1)[0].isupper() or _DIGIT.search(after.group(1)))):
+                    out.append(name)
+    return out
 
 
 def thing_words(text: str, lang: str) -> list[str]:
