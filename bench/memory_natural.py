@@ -81,7 +81,9 @@ written the same way after that, before any later choice, to score what ships on
 judge2 and judge3 splits (dedup pairs only, about 200 per language each, each batch of
 writers given other kinds of business) were written the same way after fresh22 to fit the
 judge on. The fresh23 split was written the
-same way after them, before any later choice, to score what ships once. Items that repeat
+same way after them, before any later choice, to score what ships once, and the judge4
+split (dedup pairs only, 240 per language, over twenty kinds of business) the same way
+after it, to fit the judge on. Items that repeat
 an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
@@ -110,13 +112,13 @@ LANGS = ("en", "ru", "es", "et", "ko")
 SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
           "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
           "fresh18", "judge1", "fresh19", "fresh20", "fresh21", "fresh22",
-          "judge2", "judge3", "fresh23")
+          "judge2", "judge3", "fresh23", "judge4")
 # Never fitted on: fresh19 was written before dedup's judge was fitted and scored on it once;
 # fresh21 after the choices fresh20's misses led to; fresh22 before any choice after fresh21
 # was scored; fresh23 after judge2 and judge3, before any later choice. fresh20, scored once
-# and looked at since, is among the fitting items, and so are judge2 and judge3, written to fit
-# it on (their look-alikes, "often the same words but one", are kept apart by the judge's own
-# budget: bench/memory_merge_fit.py).
+# and looked at since, is among the fitting items, and so are judge2, judge3 and judge4, written
+# to fit it on (their look-alikes, often "the same words but one", are kept apart by the judge's
+# own budget: bench/memory_merge_fit.py).
 JUDGE_BLIND = ("fresh19", "fresh21", "fresh22", "fresh23")
 JUDGE_REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 
@@ -479,10 +481,12 @@ def markdown(result: dict) -> str:
             f"({_per_language('fresh22')}), scored blind once; judge2 and judge3 splits of dedup pairs written the "
             f"same way after it to fit the judge on ({_per_language('judge2')}; {_per_language('judge3')}), each "
             "batch of writers given other kinds of business; a fresh23 split written the "
-            f"same way after them, before any later choice ({_per_language('fresh23')}), scored blind once; a later split leaves out the items that repeat an earlier one's exactly (5 in "
+            f"same way after them, before any later choice ({_per_language('fresh23')}), scored blind once; a judge4 "
+            f"split of dedup pairs written the same way after it to fit the judge on ({_per_language('judge4')}), "
+            "over twenty kinds of business; a later split leaves out the items that repeat an earlier one's exactly (5 in "
             "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
             "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19, 7 in fresh20, 9 in fresh21, 14 in fresh22, 14 in judge2, 11 in judge3, 22 in fresh23), so its counts are a little "
+            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19, 7 in fresh20, 9 in fresh21, 14 in fresh22, 14 in judge2, 11 in judge3, 22 in fresh23, 10 in judge4), so its counts are a little "
             "uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
