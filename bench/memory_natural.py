@@ -77,14 +77,13 @@ with every split's (a name right after a word for an animal or a member of the f
 which one; a phone or an e-mail labelled as another line is a second contact), and it
 joined the judge's fitting items afterwards. The fresh21 split was written the same way
 after those choices, before any later one, and scored blind once. The fresh22 split was
-written the same way after that, before any later choice, to score what ships once. The
+written the same way after that, before any later choice, and scored blind once. The
 judge2 and judge3 splits (dedup pairs only, about 200 per language each, each batch of
 writers given other kinds of business) were written the same way after fresh22 to fit the
-judge on. The fresh23 split was written the
-same way after them, before any later choice, to score what ships once, and the judge4
-split (dedup pairs only, 240 per language, over twenty kinds of business) the same way
-after it, to fit the judge on, and kept out of its fit. Items that repeat
-an earlier split's exactly are left out of a later one.
+judge on. The fresh23 split was written the same way after them, before any later choice,
+and scored blind once; the judge4 split (dedup pairs only, 240 per language, over twenty
+kinds of business) the same way after it, to fit the judge on, and kept out of its fit.
+Items that repeat an earlier split's exactly are left out of a later one.
 """
 from __future__ import annotations
 
