@@ -222,8 +222,11 @@ def slots(text: str, lang: str) -> Slots:
     rest = tuple(w for w in words if w not in name_words)
     labels = lists.name_labels
     naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
-    naming = naming or bool(_names_whom(text, names, lists.whose))
-    kin = _long(_thing_words(_fold(" ".join(_kin_names(text, names, lists.kin))), lang), lang)
+    # A name right after a word for an animal or a member of the family says which one the fact
+    # is about ("Dog Archie", "кот Барсик", "su hermano Raúl").
+    naming = naming or bool(_names_after(text, names, lists.whose))
+    kin_names = [name for name, end in _names_after(text, names, lists.kin) if _ends_a_name(text, end)]
+    kin = _long(_thing_words(_fold(" ".join(kin_names)), lang), lang)
     relatives = lists.relatives
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
@@ -260,31 +263,23 @@ def never_same(a: Slots, b: Slots) -> bool:
     return not any(_match(k, w) for k in family.kin for w in other.every)
 
 
-def _names_whom(text: str, names: list[str], whose: re.Pattern[str] | None) -> list[str]:
-    """The names that follow a word for an animal or a member of the family ("Dog Archie",
-    "кот Барсик", "su hermano Raúl"): the name says which one the fact is about."""
-    if not names or whose is None:
+def _names_after(text: str, names: list[str], before: re.Pattern[str] | None) -> list[tuple[str, int]]:
+    """The names right after a match of `before`, each with where it ends."""
+    if not names or before is None:
         return []
-    return [name for m in whose.finditer(text) for name in names if text.startswith(name, m.end())]
+    return [(name, m.end() + len(name)) for m in before.finditer(text) for name in names
+            if text.startswith(name, m.end())]
 
 
 _NEXT_WORD = re.compile(r"\s+(\w+)")
 
 
-def _kin_names(text: str, names: list[str], kin: re.Pattern[str] | None) -> list[str]:
-    """The names a fact gives members of the family ("Son Leo is …", "Дочь Вера, 9 лет"): a
-    name right after a word for one, and not followed by another name or a model ("У жены
-    Hyundai Solaris", "У жены — Toyota RAV4": a car, not a person)."""
-    if not names or kin is None:
-        return []
-    out = []
-    for m in kin.finditer(text):
-        for name in names:
-            if text.startswith(name, m.end()):
-                after = _NEXT_WORD.match(text, m.end() + len(name))
-                if not (after and (after.group(1)[0].isupper() or _DIGIT.search(after.group(1)))):
-                    out.append(name)
-    return out
+def _ends_a_name(text: str, end: int) -> bool:
+    """Whether the name ending at `end` is a person's, not followed by another name or a model:
+    "Son Leo is …", "Дочь Вера, 9 лет", but not "У жены Hyundai Solaris", "У жены — Toyota
+    RAV4" (a car after a word for the wife)."""
+    after = _NEXT_WORD.match(text, end)
+    return not (after and (after.group(1)[0].isupper() or _DIGIT.search(after.group(1))))
 
 
 def thing_words(text: str, lang: str) -> list[str]:
