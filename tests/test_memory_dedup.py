@@ -293,13 +293,3 @@ def test_instead_before_and_used_to_in_a_fact_are_no_change():
             ("혈압약을 매달 초에 받아 감.", "어머니 당뇨약도 대신 받아 감.", 0.095, "ko")]:
         assert decide(new, old, distance, lang, BANDS) == "new", new
         assert reads_as_correction(new, lang), new
-
-
-def test_always_and_every_name_no_thing():
-    # "Always", "every" and their kin say how often, as "usually" does: no thing either fact names.
-    assert_decides("restates", [
-            ("Pays by card, never cash.", "Always pays with a card rather than cash.", 0.052, "en"),
-            ("Käib teisipäeva õhtuti joogatunnis.", "Osaleb igal teisipäeval õhtusel joogatunnil.", 0.036, "et"),
-            ("Pide habitaciones con vistas al mar.", "Siempre quiere una habitación que dé al mar.", 0.061, "es")])
-    assert decide("Подписка: букет раз в две недели.", "Подписка: букет каждую неделю.", 0.052, "ru",
-                  BANDS) == "updates"

@@ -51,7 +51,7 @@ LANGUAGE = Language(
     """),
     function_words=words("""
         its per via than then who which whom also only just one ones don doesn didn isn aren wasn
-        weren won can couldn wouldn shouldn haven hasn hadn over both each every always because since so
+        weren won can couldn wouldn shouldn haven hasn hadn over both each every because since so
         not never none without nobody nothing neither nor cannot
     """),
     # Forms Snowball cannot bring to one stem ("sent"/"send", "children"/"child").

@@ -51,7 +51,7 @@ LANGUAGE = Language(
         suele suelen soler solía profesión oficio
     """),
     function_words=words("""
-        que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada siempre
+        que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada
         desde ya porque pues así sólo solamente únicamente nunca ningún ninguno ninguna nada sin tampoco
     """),
     # Snowball's Spanish stemmer brings the inflected forms to one stem.
