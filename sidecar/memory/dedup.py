@@ -130,10 +130,10 @@ def _lists(lang: str) -> _Lists:
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     before_name = r"\w*[\s,:«\"'“„(–—-]+"
     whose = languages.word_starts(own.animals + own.relatives).pattern + before_name
-    kin = languages.word_starts(own.relatives).pattern + before_name
+    relatives = languages.word_starts(own.relatives)
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
-                  languages.word_starts(own.new_words), languages.word_starts(own.relatives),
-                  re.compile(whose, re.IGNORECASE), re.compile(kin, re.IGNORECASE),
+                  languages.word_starts(own.new_words), relatives,
+                  re.compile(whose, re.IGNORECASE), re.compile(relatives.pattern + before_name, re.IGNORECASE),
                   languages.word_starts(own.contact_owners),
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts))
 
@@ -210,7 +210,8 @@ def slots(text: str, lang: str) -> Slots:
     values |= {"/".join(sorted(alts[0])) for _, alts in found.numbers if alts}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
     change, new = lists.change, lists.new
-    changes = bool(change and change.search(text)) or bool(contacts and new and new.search(text))
+    called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
+    changes = bool(change and change.search(text)) or called_new
     date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     name_words = _long(_thing_words(_fold(" ".join(names)), lang), lang) if names else ()
@@ -238,7 +239,7 @@ def slots(text: str, lang: str) -> Slots:
         rest_of_it = text
         for i, one in sides:
             rest_of_it = lists.contrasts[i][0 if one else 1].sub(" ", rest_of_it)
-        side_cue = not change.search(rest_of_it) and not (contacts and new and new.search(text))
+        side_cue = not change.search(rest_of_it) and not called_new
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, kin,
                  owned, sides, side_cue)
 
