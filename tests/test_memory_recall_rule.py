@@ -236,6 +236,24 @@ def test_a_long_correction_reaches_the_memory_it_means_a_little_further_out():
     assert choose([by_id[1], by_id[2]], told, **S.forget_bounds()) == [by_id[1], by_id[2]]
 
 
+def test_a_correction_offers_a_memory_sharing_a_telling_word_further_behind():
+    # fresh24: the knee lies 0.08 behind the PT session the message also speaks of.
+    memories = [mem(0, "Has a PT session with Dan on Mondays.", 0.092), mem(1, "Does the Tuesday spin class.", 0.140),
+                mem(2, "Has a knee injury from football.", 0.173), mem(3, "Member since 2021.", 0.175)]
+    message = "hi, the physio's signed my knee off finally so no need to keep flagging it. can I add a second PT session?"
+    told = shown_for(message, memories)
+    assert "Has a knee injury from football." in offered(told)
+    assert "Member since 2021." not in offered(told)  # as far behind, sharing no word
+    assert "Has a knee injury from football." not in contents(told)  # offered apart, never as a fact
+    by_id = {m.id: ref for ref, m in told.refs.items()}
+    assert choose([by_id[2]], told, **S.forget_bounds()) == [by_id[2]]
+    # Not for a message that corrects nothing, and not beyond the shared-word bound.
+    assert "Has a knee injury from football." not in [m.content for m in shown_for(
+        "can I add a second PT session? my knee is fine", memories).refs.values()]
+    memories[2] = mem(2, "Has a knee injury from football.", 0.205)
+    assert "Has a knee injury from football." not in offered(shown_for(message, memories))
+
+
 def test_memories_only_offered_apart_do_not_change_which_words_tell():
     # Every memory that may be shown as a fact has the customer's own name, so the name
     # tells nothing; four more memories further out, offered apart, must not make it tell.

@@ -25,7 +25,9 @@ memories), so every rule is relative to the customer's nearest memory as well:
   their own in the prompt) as what the correction may mean, never as facts for the
   reply: a correction in the customer's own words ("Рио я продал, сейчас езжу на
   служебной") often lies 0.15-0.20 from the memory it means, behind others and
-  sharing no word with it.
+  sharing no word with it. One that shares a telling word with it is offered further
+  behind ("the physio's signed my knee off … a second PT session with Dan": the knee
+  0.08 behind the PT session).
 
 A marginally related "fact" about a person is wrong, not merely unhelpful: fewer
 shown is better when they are the right ones. Tuned on bench/memory_natural.jsonl's
@@ -93,6 +95,7 @@ class Bounds:
     nearest_gap: float = 0.0  # ... when it lies at least this much nearer than the next one
     candidates: float = 0.0  # offered apart, as what a correction may mean, up to this distance ...
     candidates_margin: float = 0.0  # ... within this much of the nearest
+    candidates_word_margin: float = 0.0  # ... or this much, sharing a telling word, up to `near`
     word_share: float = 1 / 3  # a shared word tells only when at most this share of the candidates has it
     word_limit: int = MAX_SHOWN  # at most this many shown for a shared word, nearest first
     correcting: bool = False  # the message reads as a correction (forget.reads_as_correction)
@@ -162,6 +165,8 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
             out[i] = ("nearest", False)
         elif di <= b.candidates and behind <= b.candidates_margin:
             out[i] = ("candidate", False)
+        elif b.correcting and worded and di <= b.near and behind <= b.candidates_word_margin:
+            out[i] = ("candidate", True)
     return out
 
 

@@ -93,6 +93,13 @@ class MemorySettings:
     # request, with the careless stand-in's wrong deletions 255 -> 259 over all splits.
     forget_candidates: float = 0.24
     forget_candidates_margin: float = 0.07
+    # One sharing a telling word with the message is offered up to `correction_near`
+    # and this far behind the nearest: "the physio's signed my knee off … can I add a
+    # second PT session with Dan" lies 0.09 from "Has a PT session with Dan on Mondays."
+    # and 0.17 from "Has a knee injury from football.". On every split scored before
+    # it, 0.06 -> 0.10 took six more forget hits of 2,277, left what is shown as facts
+    # as it was, and the careless stand-in deleted nothing more (bench/RESULTS.md).
+    forget_candidates_word_margin: float = 0.10
     # Dedup, code alone (dedup.decide): nothing merges beyond `dedup_distance`; within
     # `dedup_same` a fact restates; the same words with one value changed replace the
     # stored fact within `dedup_value_close`; otherwise the value slots, a change word or
@@ -152,7 +159,9 @@ class MemorySettings:
                             strict_margin=max(self.recall_margin, self.correction_margin),
                             near=self.correction_near, near_margin=self.correction_margin,
                             nearest=self.forget_nearest, nearest_gap=0.0, candidates=self.forget_candidates,
-                            candidates_margin=self.forget_candidates_margin, word_share=self.correction_word_share,
+                            candidates_margin=self.forget_candidates_margin,
+                            candidates_word_margin=self.forget_candidates_word_margin,
+                            word_share=self.correction_word_share,
                             word_limit=MAX_SHOWN,
                             correcting=True)
         return dict(bounds=usual)
