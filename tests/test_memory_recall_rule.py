@@ -144,10 +144,15 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("Kolimisplaanid jäid katki, jään ikka Eestisse", "et"),
                           # one of several things by its pronoun, or a thing outgrown
                           ("simba got hit by a car on saturday, please take him off the system", "en"),
-                          ("he's outgrown the egg allergy!!", "en")]:
+                          ("he's outgrown the egg allergy!!", "en"),
+                          # a plan or a standing order called off, a thing done with
+                          ("can you cancel the home flowers please", "en"), ("Ava's braces came off last week!!", "en"),
+                          ("my husband fixed the tap himself so ignore that one", "en"),
+                          ("от линз я решила отказаться совсем", "ru"), ("me operé y adiós a las gafas", "es"),
+                          ("a Iker le quitaron los brackets", "es")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"),
-                          ("I need to cancel Friday's appointment", "en"), ("¿Tenéis mi dirección?", "es"),
+                          ("Can I move Friday's appointment to three?", "en"), ("¿Tenéis mi dirección?", "es"),
                           ("Kas teil on minu aadress olemas?", "et"), ("제 주소 알고 계세요?", "ko")]:
         assert not reads_as_correction(message, lang), message
 

@@ -126,8 +126,11 @@ LANGUAGE = Language(
         "had our baby", "girl arrived", "boy arrived", "one arrived", "postnatal", "post-natal", "scrapped", "gave away",
         "given away", "put to sleep",
         # Dropping one of several things by its pronoun, or a thing outgrown: "take him off the
-        # system", "he's outgrown the egg allergy". Not "cancel": mostly an appointment, no fact.
+        # system", "he's outgrown the egg allergy".
         "take him off", "take her off", "take them off", "outgrown", "grown out of",
+        # A plan or a standing order called off, a thing done with: "cancel the home flowers",
+        # "we've decided against the engagement shoot", "Ava's braces came off", "ignore that one".
+        "cancel", "decided against", "ignore that", "ignore it", "one less", "came off", "taken off",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",
