@@ -1,7 +1,8 @@
 """Which memories a message is about, judged within the customer's own space: the
 strict distance close behind the nearest, or a telling shared word a little further
-out; for a message that reads as a correction, a little wider still. Only those can
-be forgotten, and beyond the strict forget distance only when the message corrects."""
+out; for a message that reads as a correction, what a little wider still reaches is
+offered apart, to be named. Only those can be forgotten, and beyond the strict forget
+distance only when the message corrects."""
 from dataclasses import replace
 from datetime import datetime
 
@@ -44,6 +45,10 @@ def contents(shown) -> list[str]:
 def offered(shown) -> list[str]:
     """What is offered apart, as what a correction may mean."""
     return [shown.refs[ref].content for ref in sorted(shown.to_forget)]
+
+
+def ref_of(shown, content: str) -> str:
+    return next(ref for ref, m in shown.refs.items() if m.content == content)
 
 
 def test_a_shared_word_shows_a_memory_beyond_the_strict_bound():
@@ -185,22 +190,27 @@ def test_a_correction_counts_a_word_that_half_the_candidates_share():
                mem(2, "The parrots' claws are clipped every two months.", 0.155),
                mem(3, "Has a hedgehog called Bam.", 0.170), mem(4, "Pays by bank transfer.", 0.200)]
     shown = shown_for("We gave both parrots to a friend, now it's only the hedgehog", parrots)
-    assert {"Has a parrot called Choco.", "Has a parrot called Vanilla.",
-            "The parrots' claws are clipped every two months."} <= set(contents(shown))
+    meant = ["Has a parrot called Choco.", "Has a parrot called Vanilla.", "The parrots' claws are clipped every two months."]
+    assert set(meant) <= set(offered(shown))
+    refs = [ref_of(shown, text) for text in meant]
+    assert choose(refs, shown, **S.forget_bounds()) == refs
     assert recall(Q, parrots, message="Are the parrots due a check?", lang="en",
                   bounds=Bounds(0.12, strict_margin=0.05, near=0.18, near_margin=0.03)).refs == {}
 
 
-def test_a_correction_shows_every_memory_of_the_thing_it_names():
+def test_a_correction_may_name_every_memory_of_the_thing_it_names():
     # "Barsik is gone, delete everything about him": three memories of one cat, the
     # furthest 0.055 behind the nearest (ru held-out split); what is not named stays out.
     cat = [mem(0, "Has a cat called Barsik, 11 years old.", 0.151), mem(1, "Barsik has kidney disease.", 0.119),
            mem(2, "Barsik eats a renal diet food.", 0.174), mem(3, "Has a dog called Rex.", 0.150),
            mem(4, "Pays by card.", 0.184), mem(5, "Lives in Yekaterinburg.", 0.162)]
     shown = shown_for("Barsik died in January, please delete everything about Barsik", cat)
-    assert set(contents(shown)) == {"Has a cat called Barsik, 11 years old.", "Barsik has kidney disease.",
-                                    "Barsik eats a renal diet food."}
-    assert len(choose(list(shown.refs), shown, **S.forget_bounds())) == 3
+    meant = ["Has a cat called Barsik, 11 years old.", "Barsik has kidney disease.", "Barsik eats a renal diet food."]
+    refs = [ref_of(shown, text) for text in meant]
+    assert choose(refs, shown, **S.forget_bounds()) == refs
+    # As facts, only what the usual bounds show: the rest is offered apart, to be named.
+    assert contents(shown) == ["Barsik has kidney disease."]
+    assert "Lives in Yekaterinburg." not in contents(shown)
 
 
 def test_a_memory_shown_for_a_shared_word_can_be_forgotten_and_no_other():
@@ -262,7 +272,7 @@ def test_a_correction_offers_a_memory_sharing_a_telling_word_further_behind():
 def test_memories_only_offered_apart_do_not_change_which_words_tell():
     # Every memory that may be shown as a fact has the customer's own name, so the name
     # tells nothing; four more memories further out, offered apart, must not make it tell.
-    near = [mem(0, "Caroline likes jazz.", 0.150), mem(1, "Caroline paints sunsets.", 0.170),
+    near = [mem(0, "Caroline likes jazz.", 0.160), mem(1, "Caroline paints sunsets.", 0.165),
             mem(2, "Caroline has a cat.", 0.180)]
     further = [mem(3 + k, text, 0.205 + 0.004 * k) for k, text in enumerate(
         ["Runs on Sundays.", "Pays by card.", "Prefers mornings.", "Drives a van."])]
@@ -297,7 +307,7 @@ def test_one_memory_at_most_is_shown_for_shared_words_the_nearest():
         "Bakes bread at the weekend."]
 
 
-def test_a_correction_that_says_the_customer_moved_shows_where_they_live():
+def test_a_correction_that_says_the_customer_moved_offers_where_they_live():
     # "kolisin Mustamäele" lies 0.153 from "Elab Lasnamäel." (et held-out split) and shares no
     # word with it; what the two have in common is where the customer lives.
     for message, lives, other, lang in [
@@ -306,18 +316,19 @@ def test_a_correction_that_says_the_customer_moved_shows_where_they_live():
             ("Я переехала в Зеленоград", "Живёт в Химках.", "Заказывает ржаной хлеб.", "ru")]:
         memories = [mem(0, other, 0.151), mem(1, lives, 0.153)]
         shown = shown_for(message, memories, lang)
-        assert contents(shown) == [lives] and offered(shown) == [other], message
-        assert choose(list(shown.facts()), shown, **S.forget_bounds()) == ["m1"]
+        assert contents(shown) == [] and set(offered(shown)) == {lives, other}, message
+        assert shown.near == {ref_of(shown, lives)}  # the kind of value tells which one is meant
+        assert choose([ref_of(shown, lives)], shown, **S.forget_bounds()) == [ref_of(shown, lives)]
         # Where they live, for a question that corrects nothing: not shown.
         assert shown_for("kus te asute?" if lang == "et" else "?", memories, lang).refs == {}
 
 
-def test_a_correction_stating_a_new_count_shows_the_memory_with_the_old_one():
+def test_a_correction_stating_a_new_count_may_name_the_memory_with_the_old_one():
     memories = [mem(0, "Expects about 90 guests.", 0.148), mem(1, "The wedding is at Brook Farm.", 0.150),
                 mem(2, "Wants a vegetarian menu.", 0.160)]
     shown = shown_for("numbers are down to about 60 now, a lot of people can't travel", memories)
-    assert contents(shown) == ["Expects about 90 guests."]
-    assert choose(["m1"], shown, **S.forget_bounds()) == ["m1"]
+    guests = ref_of(shown, "Expects about 90 guests.")
+    assert guests in shown.near and choose([guests], shown, **S.forget_bounds()) == [guests]
 
 
 def test_a_kind_of_value_most_candidates_state_does_not_count():

@@ -14,20 +14,25 @@ memories), so every rule is relative to the customer's nearest memory as well:
   the grounding check's tolerance) that few of the candidates share, up to a looser
   bound, close behind the nearest, a few at most (a question about something never
   said shares words with many memories);
-- nearest: for a message that reads as a correction (forget.reads_as_correction),
-  the customer's nearest memory up to a looser bound, standing out or not, so that it
-  may be named;
-- kind: for such a message, a kind of value it shares with a memory counts as a
-  shared word ("we'll be about 60 now" and "Expects about 90 guests.": a count; "I
-  moved to Tartu" and "Lives in Pärnu.": where they live; values.value_kinds);
-- candidate: for such a message, the customer's other memories close behind the
-  nearest, up to a looser bound, are offered apart (`Recalled.to_forget`, a block of
+- for a message that reads as a correction (forget.reads_as_correction), the facts
+  shown are the usual ones, and more is offered apart (`Recalled.to_forget`, a block of
   their own in the prompt) as what the correction may mean, never as facts for the
-  reply: a correction in the customer's own words ("Рио я продал, сейчас езжу на
-  служебной") often lies 0.15-0.20 from the memory it means, behind others and
-  sharing no word with it. One that shares a telling word with it is offered further
-  behind ("the physio's signed my knee off … a second PT session with Dan": the knee
-  0.08 behind the PT session).
+  reply, so that the model may name it:
+  - what the rules above reach with looser bounds: the strict bound a little wider, a
+    shared word further out and shared by more of the candidates, the customer's
+    nearest memory up to a looser bound, standing out or not;
+  - kind: a kind of value the message shares with a memory counts as a shared word
+    ("we'll be about 60 now" and "Expects about 90 guests.": a count; "I moved to
+    Tartu" and "Lives in Pärnu.": where they live; values.value_kinds);
+  - candidate: the customer's other memories close behind the nearest, up to a looser
+    bound: a correction in the customer's own words ("Рио я продал, сейчас езжу на
+    служебной") often lies 0.15-0.20 from the memory it means, behind others and
+    sharing no word with it. One that shares a telling word with it is offered further
+    behind ("the physio's signed my knee off … a second PT session with Dan": the knee
+    0.08 behind the PT session).
+  Most messages that read so ask something ("I don't remember when my renewal is"):
+  showing what the looser bounds reach as facts cost a quarter of the precision of
+  what was shown for them (bench/RESULTS.md).
 
 A marginally related "fact" about a person is wrong, not merely unhelpful: fewer
 shown is better when they are the right ones. Tuned on bench/memory_natural.jsonl's
@@ -99,6 +104,9 @@ class Bounds:
     word_share: float = 1 / 3  # a shared word tells only when at most this share of the candidates has it
     word_limit: int = MAX_SHOWN  # at most this many shown for a shared word, nearest first
     correcting: bool = False  # the message reads as a correction (forget.reads_as_correction)
+    # For such a message, the bounds within which a memory is shown as a fact; what only
+    # these wider bounds show is offered apart, as what the correction may mean.
+    facts: Bounds | None = None
 
     @property
     def reach(self) -> float:
@@ -124,6 +132,21 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
 
     `d`: the message's distance to every memory of the customer; `contents`: the
     candidates (rows within reach), opened."""
+    wide = _about(d, contents, message, lang, b)
+    if b.facts is None:
+        return wide
+    # A message reads as a correction for a negation or a cue, and most that do ask something
+    # ("I don't remember when my renewal is"): the facts shown are the usual ones, and what
+    # only the wider bounds reach may still be named, offered apart.
+    facts = _about(d, contents, message, lang, b.facts)
+    out = {i: why for i, why in facts.items() if why[0] != "candidate"}
+    for i, (_, worded) in wide.items():
+        out.setdefault(i, ("candidate", worded))
+    return out
+
+
+def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
+           b: Bounds) -> dict[int, tuple[str, bool]]:
     if not len(d) or not contents:
         return {}
     nearest = float(d.min())
