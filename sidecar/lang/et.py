@@ -135,7 +135,8 @@ LANGUAGE = Language(
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
     contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
-    contrasts=sides("parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm"),
+    # Not "ema/isa": "ema" begins "email".
+    contrasts=sides("parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm poeg/tütar poja/tütre vend/õde venna/õe vanaema/vanaisa"),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver

@@ -61,11 +61,12 @@ replaces one naming none, the customer's own ("Allergic to penicillin.", 0.059 a
 unless the other names that person by the name the first gives them ("Son Finn is
 collected at 3 pm." / "Finn's pick-up time is 4:30 now.").
 Two facts naming the two sides of one contrast, each one only ("upper" / "lower",
-"left" / "right", "старший" / "младший"; the language's `contrasts`), are two
+"left" / "right", "старший" / "младший", "padre" / "madre"; the language's `contrasts`), are two
 things at any distance ("Коронка на верхнем правом клыке." / "… на нижнем …", 0.011
 apart), unless the new one says it changed. Nor does a phone or an e-mail labelled as
-another line than the stored one's ("Work phone: …" / "Personal mobile: …", the
-language's `contact_owners`): a customer may have both. Anything else is kept apart,
+another line than the stored one's ("Work phone: …" / "Personal mobile: …", "Work
+mobile …" / "Personal mobile …": each with a word the other lacks, the language's
+`contact_owners`): a customer may have both, and the judge may not merge them either. Anything else is kept apart,
 however close: "Home insurance renews in April." and "Car insurance renews in April."
 lie 0.04 apart, as close as most paraphrases, and merging would overwrite a true fact,
 while keeping two costs at most a slightly redundant line. A looser rule (within 0.045,
@@ -85,14 +86,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, blank_spans, capitalised_names, value_kinds
-from .words import HANGUL, ko_stem, label_words, stems_match
+from .words import HANGUL, ko_stem, label_words, stems_match, two_words_of
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -244,6 +245,31 @@ def slots(text: str, lang: str) -> Slots:
                  owned, sides, side_cue)
 
 
+def _apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
+    """`words`, each compound of two of `others` as those two."""
+    out: list[str] = []
+    for w in words:
+        out.extend(two_words_of(w, others) or (w,))
+    return tuple(out)
+
+
+def _read_against(a: Slots, b: Slots) -> Slots:
+    return replace(a, words=_apart(a.words, b.words), every=_apart(a.every, b.every), rest=_apart(a.rest, b.rest))
+
+
+@lru_cache(maxsize=1024)
+def pair(new: str, old: str, lang: str) -> tuple[Slots, Slots]:
+    """The two facts taken apart side by side. In a language that writes a compound as one
+    word (the language's `compound_kind`, "finnic"), a compound of one fact that is two
+    words of the other reads as those two: "Tal on lateksiallergia." / "On allergiline
+    lateksi suhtes.", "Koer Muri on kanaliha suhtes allergiline." / "… kanalihaallergia."."""
+    a, b = slots(new, lang), slots(old, lang)
+    own = languages.find(lang)
+    if own is None or own.compound_kind != "finnic":
+        return a, b
+    return _read_against(a, b), _read_against(b, a)
+
+
 def opposed(new: Slots, old: Slots) -> bool:
     """Whether the two facts name the two sides of one contrast ("upper" / "lower" molar,
     "старший" / "младший" son) and the new one does not say it changed: two things,
@@ -262,6 +288,13 @@ def never_same(a: Slots, b: Slots) -> bool:
         return False
     family, other = (a, b) if a.relative else (b, a)
     return not any(_match(k, w) for k in family.kin for w in other.every)
+
+
+def two_lines(a: Slots, b: Slots) -> bool:
+    """Whether two facts state contacts of one kind labelled as two lines, each with a word the
+    other lacks ("Work phone: …" / "Personal mobile: …", "Work mobile …" / "Personal mobile
+    …"): a customer may have both. One labelled beside one not may be the same, changed."""
+    return bool(a.contacts & b.contacts) and bool(a.owners - b.owners) and bool(b.owners - a.owners)
 
 
 def _names_after(text: str, names: list[str], before: re.Pattern[str] | None) -> list[tuple[str, int]]:
@@ -317,7 +350,7 @@ def overlap(new: Slots, old: Slots) -> float:
 
 def same_fact(new: str, old: str, lang: str) -> bool:
     """Whether the two facts name the same things (values aside)."""
-    return overlap(slots(new, lang), slots(old, lang)) == 1.0
+    return overlap(*pair(new, old, lang)) == 1.0
 
 
 def contained(a: Slots, b: Slots) -> bool:
@@ -398,11 +431,10 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
 
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
-    a, b = slots(new, lang), slots(old, lang)
+    a, b = pair(new, old, lang)
     if never_same(a, b):
         return "new"  # the upper and the lower molar; a member of the family and the customer
-    if distance > bands.same and a.contacts & b.contacts and a.owners and b.owners \
-            and a.owners.isdisjoint(b.owners):
+    if distance > bands.same and two_lines(a, b):
         return "new"  # two lines: "Work phone: …" / "Personal mobile: …"
     if distance > bands.outer:  # nothing merges beyond it, but for a change of one-at-a-time things
         if distance <= bands.changed and a.changes and (

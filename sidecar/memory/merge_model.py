@@ -44,7 +44,7 @@ FILE = Path(__file__).with_name("merge_model.npz")
 
 def signals(new: str, old: str, distance: float, lang: str, bands: dedup.Bands) -> list[float]:
     """The rule's signals of a pair, its decision last."""
-    a, b = dedup.slots(new, lang), dedup.slots(old, lang)
+    a, b = dedup.pair(new, old, lang)
     shares = (dedup.share(a.words, b.words), dedup.share(b.words, a.words))
     every = (dedup.share(a.every, b.every), dedup.share(b.every, a.every))
     return [distance, min(shares), max(shares), min(every), max(every), float(dedup.contained(a, b)),
@@ -68,13 +68,14 @@ def features(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, dista
 def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands, reach: float) -> bool:
     """The limits code keeps whatever the score: within `reach`, never two facts the rule
     holds to be two things whatever else (dedup.never_same: a member of the family and the
-    customer, the two sides of one contrast), a fact saying it changed only with one it
+    customer, the two sides of one contrast; dedup.two_lines: two lines of one kind of
+    contact), a fact saying it changed only with one it
     speaks of (dedup.speaks_of), never a fact that says more than the other
     (dedup.says_more)."""
     if distance > reach:
         return False
-    a, b = dedup.slots(new, lang), dedup.slots(old, lang)
-    if dedup.never_same(a, b):
+    a, b = dedup.pair(new, old, lang)
+    if dedup.never_same(a, b) or dedup.two_lines(a, b):
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide

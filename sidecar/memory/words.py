@@ -64,6 +64,34 @@ def stems_match(a: str, b: str) -> bool:
     return shared >= SHARED_MIN and shared >= SHARED_SHARE * len(short)
 
 
+# A compound read as two words of another text: the shortest word that may be one, and the
+# shortest parts.
+COMPOUND_MIN = 8
+MODIFIER_MIN = 3
+HEAD_MIN = 4
+ENDING_MAX = 3  # a modifier written inflected in the other text: "puna" / "punane"
+
+
+def two_words_of(word: str, words: tuple[str, ...]) -> tuple[str, str] | None:
+    """The two of `words` that `word` is written of, as a compound ("lateksiallergia" of
+    "lateksi" and "allergilise"): its first part one of them (the same, or one a prefix of
+    the other, at least HEAD_MIN long, the longer by an ending at most: "puna" / "punane"), the
+    rest another by stems_match. None when it is no such compound ("kodukindlustuse" beside
+    "kodukindlus" is no "kodu" and "kindlustuse")."""
+    if len(word) < COMPOUND_MIN:
+        return None
+    for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
+        modifier, head = word[:i], word[i:]
+        for x in words:
+            if x != modifier and not (min(len(x), i) >= HEAD_MIN and abs(len(x) - i) <= ENDING_MAX
+                                      and (x.startswith(modifier) or modifier.startswith(x))):
+                continue
+            for y in words:
+                if y != x and stems_match(head, y):
+                    return x, y
+    return None
+
+
 def ko_candidates(word: str) -> list[str]:
     """A Korean word and its successive stems: '빵집에서' -> ['빵집에서', '빵집'], '만듦' -> ['만듦', '만들']."""
     out = [word]
