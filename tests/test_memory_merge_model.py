@@ -17,7 +17,7 @@ BANDS = MemorySettings().dedup_bands()
 # sharing no thing word, or too few.
 PARAPHRASES = [("Likes to come in in the mornings.", "Prefers morning appointments.", "en"),
                ("Платит безналичным расчётом.", "Оплачивает по безналу.", "ru"),
-               ("Ostab igas kuus kolm kilogrammi hapukapsast.", "Tellib 3 kilo hapukapsast kuus.", "et"),
+               ("Ostab küttepuud alati sügiseti.", "Tellib igal sügisel küttepuid.", "et"),
                ("Los pedidos le llegan cada lunes.", "Recibe los pedidos los lunes.", "es"),
                ("연락은 카톡이 편하다고 함.", "카카오톡으로 연락받는 것을 선호함.", "ko")]
 LOOK_ALIKES = [("Has a storage unit, No. 87.", "Has a storage unit, No. 214.", "en"),
