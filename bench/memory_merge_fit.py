@@ -26,6 +26,11 @@ is its own: a budget shared with the rule (the two together keeping 0.95 apart) 
 whenever the rule merges fewer look-alikes, and the judge then spends it on pairs it never
 saw (bench/RESULTS.md, split history). Only the product's numpy forward pass runs in the
 sidecar (merge_model.MergeJudge).
+
+`--write` replaces the shipped weights. A refit moves a split's figures by several pairs
+from its data and seed alone, so a new judge is kept only when it does better on the
+splits it was never fitted on (JUDGE_BLIND); the shipped file is the one `--write` wrote at
+commit 3dc7a55 (bench/RESULTS.md, *Memory: dedup's learned judge*).
 """
 from __future__ import annotations
 
