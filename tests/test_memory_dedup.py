@@ -237,16 +237,23 @@ def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():
                   BANDS) == "updates"
 
 
-def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
-    # Within the restatement band too: the embedder puts "upper" and "lower" side by side.
-    for new, old, lang in (("Crown on the lower right molar.", "Crown on the upper right molar.", "en"),
-                           ("Младший сын ходит на плавание.", "Старший сын ходит на плавание.", "ru"),
-                           ("Lleva ortodoncia en la arcada inferior.", "Lleva ortodoncia en la arcada superior.", "es"),
-                           ("Vasak põlv valutab jooksmisel.", "Parem põlv valutab jooksmisel.", "et"),
-                           ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko")):
+def assert_two_things_at_any_distance(pairs) -> None:
+    """Each (new, old, lang) kept apart by the rule and out of the judge's reach, within the
+    restatement band and beyond it."""
+    for new, old, lang in pairs:
         for distance in (0.005, 0.03):
             assert decide(new, old, distance, lang, BANDS) == "new", (new, distance)
             assert not may_merge(new, old, distance, lang, BANDS, 0.2), (new, distance)
+
+
+def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
+    # Within the restatement band too: the embedder puts "upper" and "lower" side by side.
+    assert_two_things_at_any_distance((
+        ("Crown on the lower right molar.", "Crown on the upper right molar.", "en"),
+        ("Младший сын ходит на плавание.", "Старший сын ходит на плавание.", "ru"),
+        ("Lleva ortodoncia en la arcada inferior.", "Lleva ortodoncia en la arcada superior.", "es"),
+        ("Vasak põlv valutab jooksmisel.", "Parem põlv valutab jooksmisel.", "et"),
+        ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko")))
     # "Left" is also a change cue ("left the gym"); naming the left side, it says no change.
     assert decide("Left knee hurts when running.", "Right knee hurts when running.", 0.005, "en", BANDS) == "new"
     # Said as a change, the other side replaces the old one; one side named beside none restates.
@@ -257,15 +264,13 @@ def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
 
 def test_two_members_of_the_family_are_two_sides_of_a_contrast():
     # Within the restatement band: "padre" and "madre" lie 0.013 apart in one sentence.
-    for new, old, lang in (("Su madre tiene cita con el dentista el 3 de marzo.",
-                            "Su padre tiene cita con el dentista el 3 de marzo.", "es"),
-                           ("Daughter is allergic to peanuts.", "Son is allergic to peanuts.", "en"),
-                           ("Для внука берёт Нурофен детский.", "Для внучки берёт Нурофен детский.", "ru"),
-                           ("Tütar käib ujumas laupäeviti.", "Poeg käib ujumas laupäeviti.", "et"),
-                           ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko")):
-        for distance in (0.005, 0.03):
-            assert decide(new, old, distance, lang, BANDS) == "new", (new, distance)
-            assert not may_merge(new, old, distance, lang, BANDS, 0.2), (new, distance)
+    assert_two_things_at_any_distance((
+        ("Su madre tiene cita con el dentista el 3 de marzo.", "Su padre tiene cita con el dentista el 3 de marzo.",
+         "es"),
+        ("Daughter is allergic to peanuts.", "Son is allergic to peanuts.", "en"),
+        ("Для внука берёт Нурофен детский.", "Для внучки берёт Нурофен детский.", "ru"),
+        ("Tütar käib ujumas laupäeviti.", "Poeg käib ujumas laupäeviti.", "et"),
+        ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko")))
     # Two words for one member ("mum", "mother") are no two sides.
     assert decide("Her mother takes levothyroxine every morning.", "Mum takes levothyroxine every morning.", 0.005,
                   "en", BANDS) == "restates"

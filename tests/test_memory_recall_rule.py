@@ -190,7 +190,8 @@ def test_a_correction_counts_a_word_that_half_the_candidates_share():
                mem(2, "The parrots' claws are clipped every two months.", 0.155),
                mem(3, "Has a hedgehog called Bam.", 0.170), mem(4, "Pays by bank transfer.", 0.200)]
     shown = shown_for("We gave both parrots to a friend, now it's only the hedgehog", parrots)
-    meant = ["Has a parrot called Choco.", "Has a parrot called Vanilla.", "The parrots' claws are clipped every two months."]
+    meant = ["Has a parrot called Choco.", "Has a parrot called Vanilla.",
+             "The parrots' claws are clipped every two months."]
     assert set(meant) <= set(offered(shown))
     refs = [ref_of(shown, text) for text in meant]
     assert choose(refs, shown, **S.forget_bounds()) == refs
@@ -255,7 +256,8 @@ def test_a_correction_offers_a_memory_sharing_a_telling_word_further_behind():
     # fresh24: the knee lies 0.08 behind the PT session the message also speaks of.
     memories = [mem(0, "Has a PT session with Dan on Mondays.", 0.092), mem(1, "Does the Tuesday spin class.", 0.140),
                 mem(2, "Has a knee injury from football.", 0.173), mem(3, "Member since 2021.", 0.175)]
-    message = "hi, the physio's signed my knee off finally so no need to keep flagging it. can I add a second PT session?"
+    message = ("hi, the physio's signed my knee off finally so no need to keep flagging it. "
+               "can I add a second PT session?")
     told = shown_for(message, memories)
     assert "Has a knee injury from football." in offered(told)
     assert "Member since 2021." not in offered(told)  # as far behind, sharing no word
