@@ -154,7 +154,9 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("can you cancel the home flowers please", "en"), ("Ava's braces came off last week!!", "en"),
                           ("my husband fixed the tap himself so ignore that one", "en"),
                           ("от линз я решила отказаться совсем", "ru"), ("me operé y adiós a las gafas", "es"),
-                          ("a Iker le quitaron los brackets", "es")]:
+                          ("a Iker le quitaron los brackets", "es"),
+                          ("мы развелись, так что про неё можете забыть", "ru"),
+                          ("Laura se ha dado de baja del gym", "es")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"),
                           ("Can I move Friday's appointment to three?", "en"), ("¿Tenéis mi dirección?", "es"),

@@ -102,7 +102,7 @@ LANGUAGE = Language(
         "se nos fue", "se nos ha ido", "nos dejó", "nos ha dejado", "me ha quitado", "me han quitado", "me quitó",
         "me quitaron", "le quitaron", "le han quitado",
         # Lo que se da por terminado: "adiós a las gafas", "quitadme lo de la moto", "cancela el ramo".
-        "adiós a", "adios a", "quitéis", "quitad", "quiten", "cancela",
+        "adiós a", "adios a", "quitéis", "quitad", "quiten", "cancela", "de baja",
         # Un nacimiento acaba un embarazo, un coche al desguace, lo que "se acabó".
         "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "di a luz", "dado a luz", "dio a luz",
         "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
