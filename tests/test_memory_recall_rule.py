@@ -156,7 +156,10 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("от линз я решила отказаться совсем", "ru"), ("me operé y adiós a las gafas", "es"),
                           ("a Iker le quitaron los brackets", "es"),
                           ("мы развелись, так что про неё можете забыть", "ru"),
-                          ("Laura se ha dado de baja del gym", "es")]:
+                          ("Laura se ha dado de baja del gym", "es"),
+                          ("мы с Ксюшей решили закончить занятия", "ru"),
+                          ("reedestest leibadest loobun, hakkasin ise küpsetama", "et"),
+                          ("저 담배 끊은지 1년 넘었어요", "ko")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"),
                           ("Can I move Friday's appointment to three?", "en"), ("¿Tenéis mi dirección?", "es"),

@@ -122,6 +122,8 @@ LANGUAGE = Language(
         "무지개다리", "돌아가셨", "세상을 떠났", "하늘나라",
         # 출산은 임신을 끝내고, 폐차·처분·넘긴 것은 소유를 끝낸다: "아기가 태어났어요", "K5 폐차했어요".
         "태어났", "출산", "낳았", "폐차", "넘겼", "빼고", "안락사",
+        # 끊은 것: "담배 끊은지 1년 넘었어요".
+        "끊",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("어머니 당뇨약도 대신 받아 감.", "예전에 은행에서 일했다."), so they are no change cues.
         "대신", "예전", "전에는",
