@@ -111,8 +111,8 @@ LANGUAGE = Language(
         # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
         "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
         "andsin ära", "jäi magama", "magama panna",
-        # "reedestest leibadest loobun": what the customer gives up.
-        "loobu",
+        # "reedestest leibadest loobun", "reedesed leivad palun lõpetage": what the customer gives up.
+        "loobu", "lõpeta",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",

@@ -124,6 +124,8 @@ LANGUAGE = Language(
         "태어났", "출산", "낳았", "폐차", "넘겼", "빼고", "안락사",
         # 끊은 것: "담배 끊은지 1년 넘었어요".
         "끊",
+        # "그건 지우셔도 되구요": 지우다 in its polite forms (not "지우" alone, a given name).
+        "지우셔", "지우세요", "지우시",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("어머니 당뇨약도 대신 받아 감.", "예전에 은행에서 일했다."), so they are no change cues.
         "대신", "예전", "전에는",
