@@ -138,7 +138,10 @@ LANGUAGE = Language(
     """),
     contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
     # Not "ema/isa": "ema" begins "email".
-    contrasts=sides("parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm poeg/tütar poja/tütre vend/õde venna/õe vanaema/vanaisa"),
+    contrasts=sides("""
+        parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm
+        poeg/tütar poja/tütre vend/õde venna/õe vanaema/vanaisa
+    """),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver
