@@ -132,21 +132,30 @@ def about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
 
     `d`: the message's distance to every memory of the customer; `contents`: the
     candidates (rows within reach), opened."""
-    wide = _about(d, contents, message, lang, b)
+    words = terms(message, lang)
+    found: dict[int, set[str]] = {}
+
+    def shares(i: int) -> set[str]:
+        # Matching stems is most of the work here, on the turn: each row once, for both passes.
+        if i not in found:
+            found[i] = shared_terms(words, terms(contents[i], lang), lang) if words else set()
+        return found[i]
+
+    wide = _about(d, contents, message, lang, b, shares)
     if b.facts is None:
         return wide
     # A message reads as a correction for a negation or a cue, and most that do ask something
     # ("I don't remember when my renewal is"): the facts shown are the usual ones, and what
     # only the wider bounds reach may still be named, offered apart.
-    facts = _about(d, contents, message, lang, b.facts)
+    facts = _about(d, contents, message, lang, b.facts, shares)
     out = {i: why for i, why in facts.items() if why[0] != "candidate"}
     for i, (_, worded) in wide.items():
         out.setdefault(i, ("candidate", worded))
     return out
 
 
-def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
-           b: Bounds) -> dict[int, tuple[str, bool]]:
+def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str, b: Bounds,
+           shares: Callable[[int], set[str]]) -> dict[int, tuple[str, bool]]:
     if not len(d) or not contents:
         return {}
     nearest = float(d.min())
@@ -156,11 +165,10 @@ def _about(d: np.ndarray, contents: dict[int, str], message: str, lang: str,
     # canapés to a sit-down meal.", 0.141, the next 0.194); a message about none of them
     # often lies about as near to several.
     ahead = float(np.partition(d, 1)[1]) - nearest if len(d) > 1 else 1.0
-    words = terms(message, lang)
     # Which words tell is judged among the memories that may be shown as facts; those only
     # offered apart, further out, leave it as it is.
     judged = {i: text for i, text in contents.items() if d[i] <= max(b.strict, b.near, b.nearest)}
-    shared = {i: shared_terms(words, terms(text, lang), lang) for i, text in judged.items()} if words else {}
+    shared = {i: shares(i) for i in judged}
     kinds = value_kinds(message, lang) if b.correcting else frozenset()
     if kinds:
         # A correction names the new value, the memory holds the old one: they share its kind.
