@@ -24,70 +24,13 @@ functions decide:
   the old one, per relation. The judge is fitted on every split but the blind ones
   (JUDGE_BLIND), so only those splits' dedup figures are on pairs it never saw.
 
-The tune split is what tuning may look at. The held-out split's figures have been read at
-each release since it was written, and two choices took them into account (dedup does
-not merge on shared words alone; a correction's margin), so they are not blind. The
-fresh split (dedup pairs and forget items only) was written after those choices and
-scored blind once; two later choices looked at its misses with the others' (a kind of
-value a correction shares with the memory it corrects; a fact with one word more
-restates). The fresh2 split (dedup, forget and recall items) was written before those
-two choices by writers who saw none of the rules and scored blind once; one later
-choice looked at its misses (the memories offered apart for a correction). The fresh3
-split was written the same way before that choice and scored blind once; two later
-choices looked at its misses (everyday correction cues; a change of where the customer
-lives or of a contact replaces further out). The fresh4 split was written before those
-and scored blind once; one later choice looked at its misses (the memories offered apart
-reach further). The fresh5 split was written before that choice and scored blind once;
-later choices looked at its misses with the others' (a fact's own verbs of change; a
-change naming a third of the stored fact's things replaces it further out). The fresh6
-split was written before those and scored blind once; later choices looked at its misses
-(more change cues; the customer's nearest memory shown when it stands out). The fresh7
-split was written before those and scored blind once; one later choice looked at all the
-splits ("instead" and its kin correct in a message but are no change in a fact). The
-fresh8 split was written before it and scored blind once (its English part later, at
-the same code). The fresh9 split was written the same way after those choices and
-scored blind once; two later choices looked at its misses ("actually" and its kin say a
-change in a fact; the verbs of a value gone up, down or later). The fresh10 split was
-written the same way before those two and scored blind once; one later choice looked at
-its forget misses (a fact dropped in other words: "убрать", a pet buried). The fresh11
-split was written the same way before it, scored once, never tuned on. The fresh12 split
-was written the same way before memories were embedded with both of e5's recipes
-(sidecar.memory.embedding) and scored blind once; one later choice looked at its forget
-misses (an event that ends a stored fact reads as a correction). The fresh13 split was
-written the same way, by writers who saw none of the rules, before that choice was
-scored, and scored blind once; one later choice looked at its forget misses (a birth, a
-thing scrapped or handed on reads as a correction). The fresh14 split was written the
-same way while those choices were made and scored blind once; no choice has looked at
-it. The fresh15 split was written the same way after them, while the change cues of a
-fact ("from now on", a value grown) were chosen, and scored blind once; one later choice
-looked at its forget misses ("no more" said with a noun). The fresh16 split was written
-the same way after every choice and scored blind once; three later choices looked at it
-with every split (a change replaces only a fact it speaks of; a relative's fact never
-replaces the customer's own; a function word other than a negation names no thing). The
-fresh17 split was written the same way after the first two and before the third,
-and scored blind once; one later choice looked at its forget misses ("take him off",
-"outgrown"), none at its dedup and recall figures. The fresh18 split was written the
-same way after every choice before it, and scored blind once; no choice has looked at it
-but that it joined the judge's fitting items afterwards. The judge1 split (dedup pairs
-only, 150 per language) was written the same way to fit dedup's learned judge on, and the
-fresh19 split (dedup pairs only) the same way before the judge was fitted on judge1 and
-fresh18, to score it on once. The fresh20 split was written the same way after the judge,
-before any later choice, and scored blind once; two later choices looked at its dedup misses
-with every split's (a name right after a word for an animal or a member of the family says
-which one; a phone or an e-mail labelled as another line is a second contact), and it
-joined the judge's fitting items afterwards. The fresh21 split was written the same way
-after those choices, before any later one, and scored blind once. The fresh22 split was
-written the same way after that, before any later choice, and scored blind once. The
-judge2 and judge3 splits (dedup pairs only, about 200 per language each, each batch of
-writers given other kinds of business) were written the same way after fresh22 to fit the
-judge on. The fresh23 split was written the same way after them, before any later choice,
-and scored blind once; the judge4 split (dedup pairs only, 240 per language, over twenty
-kinds of business) the same way after it, to fit the judge on, and kept out of its fit;
-the fresh24 split the same way after the judge was fitted on judge2 and judge3, and scored
-blind once; the fresh25 split the same way after fresh24 was scored, and scored blind once;
-the fresh26 split the same way after fresh25 was scored, and scored blind once; the fresh27
-split the same way after fresh26 was scored, and scored blind once; the fresh28 split the
-same way after fresh27 was scored, and scored blind once. Items that repeat an earlier split's exactly are left out of a later one.
+Each split's story (when it was written, which later choices looked at its misses, whether
+the judge was fitted on it) is one line of bench/memory_splits.py, and the markdown this
+writes tells it. In short: the tune split is what tuning may look at; the held-out and the
+first fresh splits were looked at by later choices, so they are not blind; every later
+fresh split was written by writers who saw none of the rules and scored blind once, and
+RESULTS says which choices looked at it since. Items that repeat an earlier split's
+exactly are left out of a later one.
 """
 from __future__ import annotations
 
@@ -110,24 +53,12 @@ from sidecar.memory.recall import recall, shared_terms, terms
 from sidecar.memory.service import MemorySettings
 from sidecar.memory.store import StoredMemory
 
+from .memory_splits import HISTORY, JUDGE_BLIND as BLIND, NAMES, repeats_left_out
+
 PATH = Path(__file__).with_name("memory_natural.jsonl")
 LANGS = ("en", "ru", "es", "et", "ko")
-SPLITS = ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9",
-          "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17",
-          "fresh18", "judge1", "fresh19", "fresh20", "fresh21", "fresh22",
-          "judge2", "judge3", "fresh23", "judge4", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28")
-# Never fitted on: fresh19 was written before dedup's judge was fitted and scored on it once;
-# fresh21 after the choices fresh20's misses led to; fresh22 before any choice after fresh21
-# was scored; fresh23 after judge2 and judge3, before any later choice. fresh20, scored once
-# and looked at since, is among the fitting items, and so are judge2 and judge3, written to fit
-# it on (their look-alikes, often "the same words but one", are kept apart by the judge's own
-# budget: bench/memory_merge_fit.py). judge4 was written to fit it on too, but fitted with it the
-# judge did worse on fresh19, fresh21 and fresh22 (bench/RESULTS.md, split history): it is
-# scored as pairs the judge never saw, the largest such set. fresh24 was written after the
-# judge's fit on judge2 and judge3, before any later choice; fresh25 after fresh24 was scored;
-# fresh26 after fresh25 was scored; fresh27 after fresh26 was scored; fresh28 after fresh27.
-JUDGE_BLIND = ("fresh19", "fresh21", "fresh22", "fresh23", "judge4", "fresh24", "fresh25", "fresh26",
-               "fresh27", "fresh28")
+SPLITS = NAMES
+JUDGE_BLIND = BLIND
 JUDGE_REACH = 0.2  # the farthest two memories of one customer the judge learns to keep apart
 
 
@@ -426,82 +357,19 @@ def _per_language(split: str) -> str:
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + " items per language"
 
 
+def _stories(settings: MemorySettings) -> str:
+    """Every split's story, in the order they were written, with what each holds."""
+    told = [s.story.format(counts=_per_language(s.name) if "{counts}" in s.story else "",
+                           correction_margin=settings.correction_margin) for s in HISTORY]
+    return "; ".join(told)
+
+
 def markdown(result: dict) -> str:
     settings = MemorySettings()
     head = [HEADING, "",
             "bench/memory_natural.jsonl: customers with several memories and a later message, written in natural "
-            "speech in en, ru, es, et and ko: a tune split of 20 items per language and type; a held-out "
-            "split written before any tuning, whose figures have been read at each release since and which two "
-            "choices took into account (dedup does not merge on shared words alone; a correction's margin of "
-            f"{settings.correction_margin}, from its Russian forget misses), so it is not blind; a fresh split, "
-            "written after those "
-            f"choices ({_per_language('fresh')}), scored blind once, whose misses two later choices looked at "
-            "together with the other splits' (a correction shares a kind of value with the memory it corrects; a "
-            "fact with one word more restates), so it is not blind either; a fresh2 split, written before "
-            "those two choices by writers who saw none of the rules "
-            f"({_per_language('fresh2')}), scored blind once, whose misses one later choice looked at together "
-            "with the other splits' (the memories offered apart for a correction); a fresh3 split, written the "
-            f"same way before that choice ({_per_language('fresh3')}), scored blind once, whose misses two later "
-            "choices looked at (everyday correction cues; a change of where the customer lives or of a contact "
-            "replaces further out); a fresh4 split, written the same way before those two "
-            f"({_per_language('fresh4')}), scored blind once, whose misses "
-            "one later choice looked at (the memories offered apart reach further); a fresh5 split, written "
-            f"the same way before that choice ({_per_language('fresh5')}), scored blind once, whose misses later "
-            "choices looked at together with the other splits' (the verbs a fact says a change with; a change "
-            "naming a third of the stored fact's things replaces it further out); a fresh6 split, written the "
-            f"same way before those ({_per_language('fresh6')}), scored blind once, whose misses later choices "
-            "looked at together with the other splits' (more change cues; the customer's nearest memory shown when "
-            f"it stands out); a fresh7 split, written the same way before those ({_per_language('fresh7')}), "
-            "scored blind once, after which one choice looked at every split (\"instead\" and its kin are no "
-            "change cues in a fact); a fresh8 split, written the same way before it "
-            f"({_per_language('fresh8')}), scored blind once; a fresh9 split, written the same way after "
-            f"those choices ({_per_language('fresh9')}), scored blind once, whose misses two later choices looked "
-            "at (\"actually\" and its kin say a change in a fact; the verbs of a value gone up, down or later); "
-            f"a fresh10 split, written the same way before those two ({_per_language('fresh10')}), scored blind "
-            "once, whose forget misses one later choice looked at (a fact dropped in other words); a fresh11 "
-            f"split, written the same way before it ({_per_language('fresh11')}), scored once and never tuned "
-            "on; a fresh12 split, written the same way before memories were embedded with both of e5's "
-            f"recipes ({_per_language('fresh12')}), scored blind once, whose forget misses one later choice looked "
-            "at (an event that ends a stored fact reads as a correction); a fresh13 split, written the same way "
-            f"before that choice ({_per_language('fresh13')}), scored blind once, whose forget misses one later "
-            "choice looked at (a birth, a thing scrapped or handed on reads as a correction); a fresh14 split, "
-            f"written the same way while those choices were made ({_per_language('fresh14')}), scored blind once, "
-            "which no choice has looked at; a fresh15 split, written the same way after them, while the "
-            f"change cues of a fact (\"from now on\", a value grown) were chosen ({_per_language('fresh15')}), scored "
-            "blind once, whose forget misses one later choice looked at (\"no more\" said with a noun); a "
-            f"fresh16 split, written the same way after every choice ({_per_language('fresh16')}), scored blind "
-            "once, after which three choices looked at it with every split (a change replaces only a fact it "
-            "speaks of; a relative's fact never replaces the customer's own; a function word other than a "
-            "negation names no thing); a fresh17 split, written the same way after the first two and before the "
-            f"third ({_per_language('fresh17')}), scored blind once, whose forget misses one later choice "
-            "looked at (\"take him off\", \"outgrown\"), none at its dedup and recall figures; a fresh18 split, "
-            f"written the same way before dedup's learned judge ({_per_language('fresh18')}), scored blind once, "
-            "which joined the judge's fitting items afterwards; a judge1 split of dedup pairs written the same "
-            f"way to fit the judge on ({_per_language('judge1')}); and a fresh19 split of dedup pairs written the "
-            f"same way before the judge was fitted on judge1 and fresh18 ({_per_language('fresh19')}), scored "
-            "blind once; a fresh20 split written the same way after the judge, before any later choice "
-            f"({_per_language('fresh20')}), scored blind once, whose dedup misses two later choices looked at "
-            "with every split's (a name right after a word for an animal or a member of the family says which "
-            "one; a phone or an e-mail labelled as another line is a second contact), and which joined the "
-            "judge's fitting items afterwards; a fresh21 split written "
-            f"the same way after those two choices, before any later one ({_per_language('fresh21')}), scored "
-            "blind once; a fresh22 split written the same way after it, before any later choice "
-            f"({_per_language('fresh22')}), scored blind once; judge2 and judge3 splits of dedup pairs written the "
-            f"same way after it to fit the judge on ({_per_language('judge2')}; {_per_language('judge3')}), each "
-            "batch of writers given other kinds of business; a fresh23 split written the "
-            f"same way after them, before any later choice ({_per_language('fresh23')}), scored blind once; a judge4 "
-            f"split of dedup pairs written the same way after it to fit the judge on ({_per_language('judge4')}), "
-            "over twenty kinds of business, and kept out of its fit; a fresh24 split written the same way after the "
-            f"judge was fitted on judge2 and judge3 ({_per_language('fresh24')}), scored blind once; a fresh25 split "
-            f"written the same way after fresh24 was scored ({_per_language('fresh25')}), scored blind once; a fresh26 "
-            f"split written the same way after fresh25 was scored ({_per_language('fresh26')}), scored blind once; "
-            f"a fresh27 split written the same way after fresh26 was scored ({_per_language('fresh27')}), scored "
-            f"blind once; a fresh28 split written the same way after fresh27 was scored "
-            f"({_per_language('fresh28')}), scored blind once; a later split leaves out the items that repeat an earlier one's exactly (5 in "
-            "fresh4, 7 in fresh5, 5 in fresh6, 7 in fresh7, 3 in fresh8, 5 in fresh9, 5 in fresh10, 10 in "
-            "fresh11, all dedup pairs; 1 forget item in fresh12, 2 dedup pairs in fresh13, 6 dedup pairs in "
-            "fresh14, 7 in fresh15, 14 in fresh16, 3 in fresh17, 8 in fresh18, 13 in judge1, 10 in fresh19, 7 in fresh20, 9 in fresh21, 14 in fresh22, 14 in judge2, 11 in judge3, 22 in fresh23, 10 in judge4, 19 in fresh24, 32 in fresh25, 26 in fresh26, 25 in fresh27, 27 in fresh28), so its counts are a little "
-            "uneven. "
+            "speech in en, ru, es, et and ko: " + _stories(settings) + "; a later split leaves out the items that "
+            f"repeat an earlier one's exactly ({repeats_left_out()}), so its counts are a little uneven. "
             "Memories are embedded as extraction embeds them (`sidecar.memory.embedding`: e5's query and passage "
             "vectors of the fact, summed and normalised), messages as the turn embeds them (a query); the rows "
             "*memories as queries (before)* embed memories as queries too, with the settings tuned for that "
