@@ -109,6 +109,8 @@ HISTORY = (
           judge_blind=True, repeats=25),
     Split("fresh28", "a fresh28 split written the same way after fresh27 was scored ({counts}), scored blind once",
           judge_blind=True, repeats=27),
+    Split("fresh29", "a fresh29 split written the same way after fresh28 was scored ({counts}), scored blind once",
+          judge_blind=True, repeats=8),
 )
 
 NAMES = tuple(s.name for s in HISTORY)
