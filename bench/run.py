@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output", type=Path, default=RESULTS)
     ap.add_argument("--child-wp-turn", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--only", help=f"comma list of parts to run alone, replacing just their sections: "
-                                   f"{', '.join(STANDALONE)}")
+                                   f"{', '.join(ALONE)}")
     args = ap.parse_args(argv)
     if args.child_wp_turn:
         return _child_wp_turn(args.child_wp_turn, args.quick)
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = Corpus(SEED)
 
     main_heading = "## Sidecar overhead per chat turn"
-    recall_heading = "## Memory retrieval overhead"
+    recall_heading = ALONE["memory_recall"][0]
     index_heading = "## Indexing throughput"
     wp_heading = "## Plugin time per chat turn"
     main_sec = recall_sec = index_sec = wp_sec = None
@@ -476,12 +476,16 @@ STANDALONE = {
     "streaming": ("## Streamed answers in the widget", True,
                   lambda mdb, key, quick: _import("streaming").run(quick=quick, db_url=mdb.url)),
 }
+# What --only can run: the parts above, and parts the full run times in its own MariaDB block.
+ALONE = {**STANDALONE, "memory_recall": (
+    "## Memory retrieval overhead", True,
+    lambda mdb, key, quick: _memory_recall(mdb, Keyring(key), 30 if quick else 300))}
 
 
 def _standalone(keys, mdb, master_key: bytes, quick: bool) -> list[Section]:
     out = []
     for key in keys:
-        heading, needs_db, fn = STANDALONE[key]
+        heading, needs_db, fn = ALONE[key]
         if needs_db and mdb is None:
             out.append(Section(key, heading, error="the bench's MariaDB did not start"))
             continue
@@ -490,11 +494,11 @@ def _standalone(keys, mdb, master_key: bytes, quick: bool) -> list[Section]:
 
 
 def _only(keys: list[str], output: Path, quick: bool) -> int:
-    unknown = [k for k in keys if k not in STANDALONE]
+    unknown = [k for k in keys if k not in ALONE]
     if unknown:
-        raise SystemExit(f"--only: unknown part(s) {', '.join(unknown)}; known: {', '.join(STANDALONE)}")
+        raise SystemExit(f"--only: unknown part(s) {', '.join(unknown)}; known: {', '.join(ALONE)}")
     master_key = hashlib.sha256(f"rtac-bench-{SEED}".encode()).digest()
-    if any(STANDALONE[k][1] for k in keys):
+    if any(ALONE[k][1] for k in keys):
         with LocalMariaDB() as mdb:
             sections = _standalone(keys, mdb, master_key, quick)
     else:
