@@ -15,18 +15,20 @@ from sidecar.lang import LANGS, Language, find, get
 _SNOWBALL_ONLY = {"question_words", "question_particles", "question_fillers", "question_endings",
                   "word_endings", "counted_number_words", "counters", "number_units", "name_titles",
                   "name_intros", "negates_word_before", "negates_word_after", "negated_endings"}
+# Verbal nouns with an ending the stemmer leaves (Estonian "kolimine"): see et.py.
+_NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_lookalikes"}
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
-    "ko": {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms", "number_connectors",
-           "months", "month_prefixes", "weekdays", "weekday_prefixes", "fold_accents", "abbreviations",
-           "clause_splitters", "keep_whole"},
-    "en": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "month_prefixes", "weekday_prefixes",
-                            "fold_accents", "keep_whole"},
+    "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
+                              "number_connectors", "months", "month_prefixes", "weekdays", "weekday_prefixes",
+                              "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
+    "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "month_prefixes",
+                                              "weekday_prefixes", "fold_accents", "keep_whole"},
     "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "weekdays", "fold_accents", "keep_whole"},
-    "ru": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "irregular_forms", "fold_accents",
-                            "keep_whole"},
-    "es": _SNOWBALL_ONLY | {"compound_kind", "compound_suffixes", "irregular_forms", "month_prefixes",
-                            "weekday_prefixes"},
+    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
+                                              "fold_accents", "keep_whole"},
+    "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
+                                              "month_prefixes", "weekday_prefixes"},
 }
 OFFLINE_KEYS = {"pinned", "found", "source", "none", "note"}
 

@@ -289,6 +289,18 @@ def test_an_estonian_compound_of_the_other_facts_two_words_reads_as_those_two():
     assert decide("Has a nutallergy.", "Allergic to nut products.", 0.04, "en", BANDS) == "new"
 
 
+def test_an_estonian_verbal_noun_reads_as_its_verb():
+    # "kolimine" (moving) stems to "kolimise", which shares too short a prefix with "koli" (moves).
+    assert decide("Kolimine Tartusse on 3. mail.", "Kolib 3. mail Tartusse.", 0.03, "et", BANDS) == "restates"
+    assert decide("Kolib 3. mail Tartusse.", "Kolimine Tartusse on 3. mail.", 0.03, "et", BANDS) == "restates"
+    # A compound led by one is its verb and its head: the date of moving names what "Kolimine …" does.
+    assert slots("Kolimiskuupäev: 17. august.", "et").words == ("koli", "kuupäev")
+    assert slots("Kolimine on 10. augustil.", "et").words == ("koli",)
+    # Words with its ending that are none stay whole: "eelmine" (previous) is no "eel".
+    assert "eelmise" in slots("Eelmine hooldus oli aprillis.", "et").words
+    assert "koli" in slots("Kolimine on mais.", "et").words and "koli" not in slots("Kolimine on mais.", "en").words
+
+
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
     # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
     assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"

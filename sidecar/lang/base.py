@@ -93,6 +93,17 @@ class Language:
     but the negations among the things a fact names ("only", "только")."""
     irregular_forms: Mapping[str, str]
     """Inflected forms the stemmer cannot bring to their base ("sent" -> "send")."""
+    verbal_noun_endings: tuple[str, ...]
+    """Endings that make a noun of a verb, as the stemmer leaves them: "kolimine" and
+    "kolimise" stem to "kolimise", which less "mise" is "koli", the stem of "kolib" (moves).
+    Dedup reads such a noun as its verb, so "Kolib 15. juunil." and "Kolimine on 15.
+    juunil." name one thing; the verb's stem is often too short for the prefix tolerance."""
+    verbal_noun_links: tuple[str, ...]
+    """The form a verbal noun takes leading a compound ("kolimis|kuupäev", the date of
+    moving): dedup reads the compound as the verb and the head ("koli", "kuupäev")."""
+    verbal_noun_lookalikes: tuple[str, ...]
+    """Words with a verbal noun's ending that are none ("eelmine", previous; "ülemine",
+    upper): dedup keeps them whole."""
     word_endings: tuple[str, ...]
     """For a language without a Snowball stemmer: particles and endings stripped from
     a word, longest first ("빵집에서" -> "빵집")."""

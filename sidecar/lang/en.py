@@ -71,6 +71,9 @@ LANGUAGE = Language(
         "shelves": "shelf",
     }),
     # Snowball stems English; nothing is stripped by hand.
+    verbal_noun_endings=(),  # the stemmer brings a verbal noun to its verb already ("moving" -> "move")
+    verbal_noun_links=(),
+    verbal_noun_lookalikes=(),
     word_endings=(),
     contact_labels=frozen({
         "phone": words("phone telephone tel mobile cell number landline"),

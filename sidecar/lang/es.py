@@ -56,6 +56,9 @@ LANGUAGE = Language(
     """),
     # Snowball's Spanish stemmer brings the inflected forms to one stem.
     irregular_forms=frozen({}),
+    verbal_noun_endings=(),  # a verbal noun is a stem of its own ("mudanza" / "se muda"), no ending
+    verbal_noun_links=(),
+    verbal_noun_lookalikes=(),
     word_endings=(),
     contact_labels=frozen({
         "phone": words("teléfono telefono móvil movil número numero"),

@@ -64,6 +64,10 @@ LANGUAGE = Language(
     """),
     # Snowball's Estonian stemmer brings the inflected forms to one stem.
     irregular_forms=frozen({}),
+    verbal_noun_endings=words("mise mine"),  # "kolimine" (moving), "tellimise" (of ordering)
+    verbal_noun_links=words("mis"),
+    verbal_noun_lookalikes=words("eelmine järgmine ülejärgmine alumine ülemine peamine sisemine välimine tagumine "
+                                 "keskmine"),
     word_endings=(),
     contact_labels=frozen({
         "phone": words("telefon telefoni number numbri mobiil mobiili"),

@@ -62,6 +62,9 @@ LANGUAGE = Language(
     # No stemmer maps forms to a base: word_endings are stripped instead, and a
     # nominalised verb regains its stem by rule ("만듦" -> "만들").
     irregular_forms=frozen({}),
+    verbal_noun_endings=(),  # nominalised verbs lose their ending in ko_candidates ("이사함" -> "이사하")
+    verbal_noun_links=(),
+    verbal_noun_lookalikes=(),
     word_endings=words("""
         하겠습니다 하였습니다 했습니다 합니다 하십니다 하세요 하셨어요 했어요 해요 해서 하는데 하지만 하려고
         하려는 하면서 하며 하고 하는 하기를 하기 하면 한다 했다 하다 하여 하길 해 했 함 한 할

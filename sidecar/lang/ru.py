@@ -58,6 +58,9 @@ LANGUAGE = Language(
     """),
     # Snowball's Russian stemmer brings the inflected forms to one stem.
     irregular_forms=frozen({}),
+    verbal_noun_endings=(),  # a verbal noun is a stem of its own ("переезд" / "переезжает"), no ending
+    verbal_noun_links=(),
+    verbal_noun_lookalikes=(),
     word_endings=(),
     contact_labels=frozen({
         "phone": words("телефон телефона номер номера мобильный"),

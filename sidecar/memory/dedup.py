@@ -22,7 +22,9 @@ natural set lie within 0.13, but so do different things that look alike (from
 - word overlap: the share of each fact's thing words the other has (the grounding
   check's stem tolerance), the smaller of the two; in Estonian, which writes a compound
   as one word, a compound of one fact that is two words of the other counts as those
-  two ("lateksiallergia" / "allergiline lateksi suhtes": pair);
+  two ("lateksiallergia" / "allergiline lateksi suhtes": pair), and a verbal noun reads
+  as its verb ("Kolimine on 15. juunil." / "Kolib 15. juunil.": the language's
+  `verbal_noun_endings`);
 - a change cue in the new fact ("now", "switched to", "теперь", "바뀜"), or, in a fact
   stating a phone or an e-mail, a word calling it new ("New phone number: …"): it says
   itself that it replaces something;
@@ -109,6 +111,12 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+class _VerbalNouns(NamedTuple):
+    endings: tuple[str, ...]  # as stemmed: "mise" of "kolimise"
+    links: tuple[str, ...]  # leading a compound: "mis" of "kolimiskuupäev"
+    lookalikes: frozenset[str]  # as stemmed: "eelmise" (previous) is no verbal noun
+
+
 class _Lists(NamedTuple):
     keep_whole: frozenset[str]
     values: tuple[str, ...]
@@ -120,6 +128,7 @@ class _Lists(NamedTuple):
     kin: re.Pattern[str] | None  # a word for a relative, and what ends it before a name
     owners: re.Pattern[str] | None  # words saying whose or which line a contact is
     contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
+    verbal_nouns: _VerbalNouns
 
 
 @lru_cache(maxsize=64)
@@ -128,7 +137,7 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None, None, None, ())
+        return _Lists(frozenset(), (), None, (), None, None, None, None, None, (), _VerbalNouns((), (), frozenset()))
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
@@ -139,16 +148,35 @@ def _lists(lang: str) -> _Lists:
                   languages.word_starts(own.new_words), relatives,
                   re.compile(whose, re.IGNORECASE), re.compile(relatives.pattern + before_name, re.IGNORECASE),
                   languages.word_starts(own.contact_owners),
-                  tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts))
+                  tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts),
+                  _VerbalNouns(own.verbal_noun_endings, own.verbal_noun_links,
+                               frozenset(content_terms(" ".join(own.verbal_noun_lookalikes), lang))))
 
 
 def _words(text: str, lang: str) -> list[str]:
     if lang == "ko":
         return [ko_stem(w) for w in HANGUL.findall(text)] + sorted(content_terms(HANGUL.sub(" ", text), "en"))
-    keep = _lists(lang).keep_whole
+    lists = _lists(lang)
+    keep = lists.keep_whole
     whole = [w for w in re.findall(r"\w+", text) if w in keep]
     rest = re.sub(r"\w+", lambda m: " " if m.group() in keep else m.group(), text)
-    return whole + sorted(content_terms(rest, lang))
+    return whole + sorted(w for t in content_terms(rest, lang) for w in _as_verb(t, lists.verbal_nouns))
+
+
+def _as_verb(stem: str, nouns: _VerbalNouns) -> tuple[str, ...]:
+    """A verbal noun as its verb ("kolimise" -> "koli"), so that it is the thing its verb
+    names; and a compound led by one as its verb and its head ("kolimiskuupäev", the date of
+    moving: "koli", "kuupäev")."""
+    if stem in nouns.lookalikes:
+        return (stem,)
+    for ending in nouns.endings:
+        if stem.endswith(ending) and len(stem) - len(ending) >= 3:
+            return (stem[: -len(ending)],)
+    for link in nouns.links:
+        at = stem.find(link, 3)
+        if at > 0 and len(stem) - at - len(link) >= 4:
+            return stem[:at], stem[at + len(link):]
+    return (stem,)
 
 
 def _is_value(word: str, lang: str) -> bool:
