@@ -207,6 +207,9 @@ def test_a_change_replaces_only_a_fact_it_speaks_of():
     assert decide("Now prefers email to phone calls.", "Prefers phone calls to email.", 0.024, "en", BANDS) == "updates"
     assert decide("Переехал на Садовую, 5.", "Живёт на ул. Садовой, 8, кв. 21.", 0.116, "ru", BANDS) == "updates"
     assert decide("Kolis Mustamäelt Nõmmele.", "Elab Viimsis.", 0.108, "et", BANDS) == "updates"
+    # An Estonian compound of the change's two words is a thing in common ("punavein": "punane", "vein").
+    assert decide("Joob nüüd valget veini, punane ei sobi.", "Ostab tavaliselt punaveini.", 0.09, "et",
+                  BANDS) == "updates"
 
 
 def test_a_fact_about_a_member_of_the_family_never_replaces_the_customers_own():

@@ -431,18 +431,20 @@ _ONE_AT_A_TIME = frozenset({"residence", "phone", "email"})
 _CHANGED_SHARE = 1 / 3
 
 
-def _said(new: str, lang: str) -> tuple[str, ...]:
-    """The new fact's thing words, the words that say it changed left out: "이사" (moving)
-    in "이사 날짜는 …" is no thing shared with "포장이사를 원한다." (wants a packed removal)."""
+def _said(new: str, old: str, lang: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The new fact's thing words, the words that say it changed left out ("이사", moving, in
+    "이사 날짜는 …" is no thing shared with "포장이사를 원한다.", wants a packed removal), and
+    the old one's, read side by side (pair)."""
     change = _lists(lang).change
-    return slots(change.sub(" ", new), lang).words if change else slots(new, lang).words
+    said, things = pair(change.sub(" ", new) if change else new, old, lang)
+    return said.words, things.words
 
 
 def _names_a_third(old: str, new: str, lang: str) -> bool:
     """Whether the new fact names a third or more of the old one's things (a stored fact
     with no thing words, "Su correo es …", is named by none)."""
-    things = slots(old, lang).words
-    return bool(things) and share(things, _said(new, lang)) >= _CHANGED_SHARE
+    said, things = _said(new, old, lang)
+    return bool(things) and share(things, said) >= _CHANGED_SHARE
 
 
 def speaks_of(old: str, new: str, lang: str) -> bool:
@@ -451,7 +453,7 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
     thing, a kind of value in common. Its nearest stored fact
     is often another thing ("Продал Фокус, теперь ездит на Kia Rio." lies 0.118 from
     "Боится бормашины, просит седацию."), and replacing that would delete a true fact."""
-    said, things = _said(new, lang), slots(old, lang).words
+    said, things = _said(new, old, lang)
     kinds = value_kinds(new, lang) & value_kinds(old, lang)
     if said and things:
         return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME)
