@@ -2,7 +2,7 @@
 and the memory it corrects have in common when they share no word."""
 import pytest
 
-from sidecar.memory.values import value_kinds
+from sidecar.memory.values import Values, value_kinds
 
 
 @pytest.mark.parametrize("text, lang, kinds", [
@@ -23,6 +23,18 @@ from sidecar.memory.values import value_kinds
 ])
 def test_the_kinds_a_text_states(text, lang, kinds):
     assert value_kinds(text, lang) == kinds
+
+
+def days(text: str, lang: str) -> list[str]:
+    return sorted(a for a in Values(text, lang, fact=True).atoms if a.startswith("D"))
+
+
+def test_a_weekday_written_short_is_a_weekday_but_for_words_that_are_other_things():
+    assert days("Уроки английского — вт и чт.", "ru") == ["D2", "D4"]
+    assert days("can I bring it in thurs? or tues", "en") == ["D2", "D4"]
+    assert days("Viene los lun y los jue.", "es") == ["D1", "D4"]
+    assert days("Sat by the window in the sun.", "en") == []
+    assert days("Vive en Viña del Mar.", "es") == []
 
 
 def test_a_language_without_a_module_has_only_the_values_written_in_digits():

@@ -95,7 +95,10 @@ LANGUAGE = Language(
                      "oct": 10, "nov": 11, "dec": 12}),
     # English month and weekday names do not inflect: every form is listed whole.
     month_prefixes=(),
-    weekdays=frozen({d + s: i + 1 for i, d in enumerate(_WEEKDAYS) for s in ("", "s")}),
+    # Abbreviated too ("can I bring it in thurs?"), but for "sat" and "sun", which are other words.
+    weekdays=frozen({d + s: i + 1 for i, d in enumerate(_WEEKDAYS) for s in ("", "s")}
+                    | {w: i + 1 for i, short in enumerate(("mon", "tue tues", "wed weds", "thu thur thurs", "fri"))
+                       for w in short.split()}),
     weekday_prefixes=(),
     fold_accents=False,  # English is written without accents
     abbreviations=words("dr mr mrs ms prof st jr"),

@@ -82,7 +82,9 @@ LANGUAGE = Language(
                     ("август", 8), ("сентябр", 9), ("октябр", 10), ("ноябр", 11), ("декабр", 12)),
     # "среда" is listed form by form: the prefix "сред" would also find "среди" and
     # "средний". The other weekdays are found by their stems.
-    weekdays=frozen(dict.fromkeys(words("среда среду среды среде средам средами средах"), 3)),
+    # Abbreviated too, as in "по вт и чт".
+    weekdays=frozen(dict.fromkeys(words("среда среду среды среде средам средами средах"), 3)
+                    | {w: i + 1 for i, w in enumerate(words("пн вт ср чт пт сб вс"))}),
     weekday_prefixes=(("понедельник", 1), ("вторник", 2), ("четверг", 4), ("пятниц", 5), ("суббот", 6),
                       ("воскресен", 7)),
     fold_accents=False,  # Russian is written without accents; "ё" is a letter of its own
