@@ -5,6 +5,7 @@ import pytest
 
 from sidecar.memory.dedup import decide, slots
 from sidecar.memory.words import two_words_of
+from sidecar.memory import merge_model
 from sidecar.memory.merge_model import may_merge
 from sidecar.memory.service import MemorySettings
 
@@ -302,6 +303,18 @@ def test_an_estonian_verbal_noun_reads_as_its_verb():
     # Words with its ending that are none stay whole: "eelmine" (previous) is no "eel".
     assert "eelmise" in slots("Eelmine hooldus oli aprillis.", "et").words
     assert "koli" in slots("Kolimine on mais.", "et").words and "koli" not in slots("Kolimine on mais.", "en").words
+
+
+def test_synonyms_of_the_language_name_the_same_thing():
+    assert_decides("restates", [("Boiler installed in 2016.", "Boiler fitted in 2016.", 0.03, "en"),
+                                ("Оплачивает по безналу.", "Платит безналичным расчётом.", 0.036, "ru"),
+                                ("Normalmente paga en metálico.", "Suele pagar en efectivo.", 0.04, "es"),
+                                ("On suhkruhaige.", "Tal on diabeet.", 0.05, "et"),
+                                ("새벽배송으로 받음.", "새벽 배달 이용.", 0.04, "ko")])  # a synonym inside a Korean word
+    # The judge reads the words as written, as it was fitted: its signals do not change.
+    assert merge_model.signals("Boiler fitted in 2016.", "Boiler installed in 2016.", 0.03, "en", BANDS)[1] == 0.5
+    # Two things of one kind are never synonyms: a contrast stays two.
+    assert decide("Son's bike is a Trek.", "Daughter's bicycle is a Trek.", 0.03, "en", BANDS) == "new"
 
 
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():

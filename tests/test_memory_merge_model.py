@@ -16,7 +16,8 @@ BANDS = MemorySettings().dedup_bands()
 # bench/memory_natural.jsonl's tune split (new, old, lang): the rule keeps these apart,
 # sharing no thing word, or too few.
 PARAPHRASES = [("Likes to come in in the mornings.", "Prefers morning appointments.", "en"),
-               ("Платит безналичным расчётом.", "Оплачивает по безналу.", "ru"),
+               ("Изучает немецкий, так как планирует переехать в Германию.", "Учит немецкий для переезда в Германию.",
+                "ru"),
                ("Ostab küttepuud alati sügiseti.", "Tellib igal sügisel küttepuid.", "et"),
                ("Los pedidos le llegan cada lunes.", "Recibe los pedidos los lunes.", "es"),
                ("연락은 카톡이 편하다고 함.", "카카오톡으로 연락받는 것을 선호함.", "ko")]

@@ -34,6 +34,11 @@ def sides(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((one, other) for one, other in (pair.split("/", 1) for pair in text.split()))
 
 
+def groups(text: str) -> tuple[tuple[str, ...], ...]:
+    """Synonyms are written as text too, one group per line: "kids children"."""
+    return tuple(tuple(line.split()) for line in text.strip().splitlines() if line.strip())
+
+
 def frozen(mapping: Mapping) -> Mapping:
     """A read-only view: a Language is shared by every request and must not change."""
     return MappingProxyType(dict(mapping))
@@ -207,6 +212,12 @@ class Language:
     left out, unless that word names a thing no fact of the other side restates (Korean
     "딸", daughter, starts "딸기", strawberry). The members of a family are sides too
     ("Su padre tiene cita …" / "Su madre tiene cita …", 0.013 apart)."""
+    synonyms: tuple[tuple[str, ...], ...]
+    """Words interchangeable in a customer's facts, a group to a line, in their dictionary
+    forms ("kids children", "installed fitted"): dedup reads each as its group's first, so
+    two facts saying one thing in these words name the same things ("Has two kids." / "Has
+    two children."). Never two things of one kind (those are `contrasts`), a general word
+    with a specific one, or a word whose other sense is common in facts ("gets")."""
     animals: tuple[str, ...]
     """Words and stems naming a kind of animal a customer keeps ("dog", "кошк", "perr",
     "kass", a breed), found at the start of a word: a name right after one, or after a

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Language, frozen, sides, words
+from .base import Language, frozen, groups, sides, words
 
 _MONTHS = words("january february march april may june july august september october november december")
 _WEEKDAYS = words("monday tuesday wednesday thursday friday saturday sunday")
@@ -170,6 +170,65 @@ LANGUAGE = Language(
         eldest/youngest morning/evening breakfast/dinner hot/cold live/work
         mother/father mum/dad mom/dad son/daughter husband/wife brother/sister
         grandmother/grandfather grandma/grandpa grandson/granddaughter niece/nephew aunt/uncle
+    """),
+    synonyms=groups("""
+        child children kid
+        installed fitted
+        relocate move
+        mobile cellphone
+        phone telephone
+        grandmother grandma granny nan
+        grandfather grandpa granddad grandad
+        aunt auntie aunty
+        baby infant
+        teenager teen
+        colleague coworker
+        unemployed jobless
+        dead deceased
+        car automobile
+        motorbike motorcycle
+        lorry truck
+        bike bicycle
+        petrol gasoline
+        windscreen windshield
+        licence license
+        sofa couch settee
+        fridge refrigerator
+        tap faucet
+        toilet loo lavatory
+        loft attic
+        rubbish trash garbage
+        vacuum hoover
+        tenant renter
+        invoice bill
+        instalment installment
+        buy purchase
+        parcel package
+        booking reservation
+        luggage baggage
+        photo photograph
+        start begin
+        often frequently
+        usually normally
+        rarely seldom
+        exam examination
+        maths math mathematics
+        postcode zipcode
+        vet veterinarian
+        medication medicine
+        ill unwell
+        paracetamol acetaminophen
+        stomach tummy belly
+        vaccination immunisation immunization jab
+        afraid scared frightened
+        glasses spectacles
+        nearsighted shortsighted myopic
+        farsighted longsighted
+        pharmacy drugstore
+        hairdresser hairstylist
+        fringe bangs
+        colour color
+        neighbour neighbor
     """),
     animals=words("""
         dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle

@@ -1,7 +1,7 @@
 """Spanish."""
 from __future__ import annotations
 
-from .base import Language, frozen, sides, whole_words, words
+from .base import Language, frozen, groups, sides, whole_words, words
 
 # Written without accents: values are looked up with the customer's accents removed
 # (fold_accents), since many leave them out ("dieciseis", "miercoles").
@@ -145,6 +145,66 @@ LANGUAGE = Language(
         izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor desayun/cena calient/frí
         padre/madre hijo/hija marido/mujer esposo/esposa hermano/hermana abuelo/abuela nieto/nieta
         sobrino/sobrina tío/tía
+    """),
+    synonyms=groups("""
+        niño crío
+        coche auto automóvil
+        móvil celular
+        reserva reservación
+        vivir residir
+        vivienda hogar
+        madre mamá
+        médico doctor
+        dentista odontólogo
+        gafas anteojos
+        bicicleta bici
+        moto motocicleta
+        autobús bus
+        nevera frigorífico refrigerador heladera
+        ordenador computadora computador
+        normalmente habitualmente usualmente
+        efectivo metálico
+        pedido encargo
+        colegio escuela
+        profesor docente
+        alumno estudiante
+        jubilado retirado
+        caducar expirar vencer
+        cancelar anular
+        comprar adquirir
+        alquilar arrendar rentar
+        alquiler arriendo
+        medicamento fármaco
+        pastilla comprimido
+        embarazada encinta
+        cacahuete cacahuate
+        melocotón durazno
+        fresa frutilla
+        aguacate palta
+        zumo jugo
+        boda casamiento
+        pelo cabello
+        reparar arreglar
+        averiado estropeado
+        fontanero plomero
+        grifo canilla
+        inodoro váter retrete
+        dormitorio alcoba recámara
+        garaje cochera
+        fotografía foto
+        gasolina nafta bencina
+        diésel gasóleo gasoil
+        enviar mandar
+        regalo obsequio
+        comenzar empezar iniciar
+        terminar finalizar concluir
+        usar utilizar
+        fallecer morir
+        gripe gripa influenza
+        resfriado catarro resfrío
+        aplazar posponer postergar
+        retraso demora
+        sueldo salario
     """),
     animals=words("""
         perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug

@@ -1,7 +1,7 @@
 """Estonian."""
 from __future__ import annotations
 
-from .base import Language, frozen, sides, whole_words, words
+from .base import Language, frozen, groups, sides, whole_words, words
 
 # Numerals inflect in 14 cases on the genitive stem: "kolm" / "kolme" + "-ks", "-ga" …
 _CASE = "|t|d|l|le|lt|s|st|sse|ks|ni|na|ta|ga|de"
@@ -145,6 +145,65 @@ LANGUAGE = Language(
     contrasts=sides("""
         parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm
         poeg/tütar poja/tütre vend/õde venna/õe vanaema/vanaisa
+    """),
+    synonyms=groups("""
+        mobiil mobiiltelefon
+        kolimine ümberkolimine
+        paigaldama installima
+        maksmine tasumine
+        arst doktor
+        hambaarst stomatoloog
+        loomaarst veterinaar
+        juuksur frisöör
+        visiit külastus
+        broneerima reserveerima
+        broneering reserveering
+        tarne kohaletoimetamine kättetoimetamine
+        ennelõuna hommikupoolik
+        tihti sageli
+        praegu hetkel
+        hiljuti hiljaaegu
+        ettevõte firma
+        üliõpilane tudeng
+        kindlustuspoliis poliis
+        leping kontrakt
+        torumees santehnik
+        pildistama fotografeerima
+        diabeet suhkruhaigus
+        diabeetik suhkruhaige
+        rase lapseootel
+        kuuldeaparaat kuulmisaparaat
+        mootorratas tsikkel
+        sms tekstisõnum lühisõnum
+        nädalavahetus nädalalõpp
+        tühistama annulleerima
+        ostma soetama
+        soodustus allahindlus
+        ülemus boss
+        kolleeg töökaaslane
+        trenn treening
+        liikmesus liikmelisus
+        kuutasu kuumaks
+        lillekimp bukett
+        diivan sohva
+        külmkapp külmik
+        suvila suvemaja
+        umbes ligikaudu umbkaudu
+        ainult vaid üksnes
+        ka samuti
+        soovima tahtma
+        beebi imik
+        kiip mikrokiip
+        kohtumine kokkusaamine
+        palk töötasu
+        koduleht kodulehekülg
+        mõnikord vahetevahel
+        tavaliselt harilikult
+        regulaarselt korrapäraselt
+        rääkima kõnelema
+        kodutöö koduülesanne
+        koristus koristamine
+        varem varasemalt
     """),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi

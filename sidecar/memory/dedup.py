@@ -24,7 +24,8 @@ natural set lie within 0.13, but so do different things that look alike (from
   as one word, a compound of one fact that is two words of the other counts as those
   two ("lateksiallergia" / "allergiline lateksi suhtes": pair), and a verbal noun reads
   as its verb ("Kolimine on 15. juunil." / "Kolib 15. juunil.": the language's
-  `verbal_noun_endings`);
+  `verbal_noun_endings`); and a word of the language's `synonyms` reads as its group's
+  first in both facts ("installed" / "fitted", "платит" / "оплачивает");
 - a change cue in the new fact ("now", "switched to", "теперь", "바뀜"), or, in a fact
   stating a phone or an e-mail, a word calling it new ("New phone number: …"): it says
   itself that it replaces something;
@@ -93,7 +94,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
@@ -129,6 +130,7 @@ class _Lists(NamedTuple):
     owners: re.Pattern[str] | None  # words saying whose or which line a contact is
     contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
     verbal_nouns: _VerbalNouns
+    synonyms: Mapping[str, str]  # a synonym's stem -> its group's first word's
 
 
 @lru_cache(maxsize=64)
@@ -137,11 +139,14 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None, None, None, (), _VerbalNouns((), (), frozenset()))
+        return _Lists(frozenset(), (), None, (), None, None, None, None, None, (),
+                      _VerbalNouns((), (), frozenset()), {})
     change = languages.word_starts(own.change_cues)
     # Label words by their first letters, so that their inflected forms count ("llamada").
     labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
     before_name = r"\w*[\s,:«\"'“„(–—-]+"
+    nouns = _VerbalNouns(own.verbal_noun_endings, own.verbal_noun_links,
+                         frozenset(content_terms(" ".join(own.verbal_noun_lookalikes), lang)))
     whose = languages.word_starts(own.animals + own.relatives).pattern + before_name
     relatives = languages.word_starts(own.relatives)
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
@@ -149,8 +154,38 @@ def _lists(lang: str) -> _Lists:
                   re.compile(whose, re.IGNORECASE), re.compile(relatives.pattern + before_name, re.IGNORECASE),
                   languages.word_starts(own.contact_owners),
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts),
-                  _VerbalNouns(own.verbal_noun_endings, own.verbal_noun_links,
-                               frozenset(content_terms(" ".join(own.verbal_noun_lookalikes), lang))))
+                  nouns,
+                  _synonyms(own.synonyms, lang, nouns))
+
+
+def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNouns) -> dict[str, str]:
+    """Each synonym's stem, as dedup reads a fact's words, to its group's first one's; a stem
+    too short to be a thing word (Korean "사" of "사다") is left out."""
+    def stem(word: str) -> str | None:
+        if lang == "ko":
+            return ko_stem(word) if HANGUL.fullmatch(word) else None
+        stems = [w for t in content_terms(word, lang) for w in _as_verb(t, nouns)]
+        return stems[0] if len(stems) == 1 else None
+    out: dict[str, str] = {}
+    for group in synonyms:
+        stems = _long(filter(None, map(stem, group)), lang)
+        for x in stems[1:]:
+            out.setdefault(x, stems[0])
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _same_as(stem: str, lang: str) -> str:
+    """The stem as its synonym group's first, by the same stem only: the word tolerance would
+    take a derived word for its root ("cabelludo", of the scalp, for "cabello", hair). In
+    Korean, a synonym inside a word reads as the first inside it ("새벽배송": "새벽배달"), as
+    Korean stems match inside a longer word."""
+    synonyms = _lists(lang).synonyms
+    if stem in synonyms:
+        return synonyms[stem]
+    if lang == "ko":
+        return next((stem.replace(x, first) for x, first in synonyms.items() if x in stem), stem)
+    return stem
 
 
 def _words(text: str, lang: str) -> list[str]:
@@ -288,17 +323,27 @@ def _read_against(a: Slots, b: Slots) -> Slots:
     return replace(a, words=_apart(a.words, b.words), every=_apart(a.every, b.every), rest=_apart(a.rest, b.rest))
 
 
+def _as_synonyms(a: Slots, lang: str) -> Slots:
+    def read(words: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_same_as(w, lang) for w in words)
+    return replace(a, words=read(a.words), every=read(a.every), rest=read(a.rest))
+
+
 @lru_cache(maxsize=1024)
-def pair(new: str, old: str, lang: str) -> tuple[Slots, Slots]:
+def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, Slots]:
     """The two facts taken apart side by side. In a language that writes a compound as one
     word (the language's `compound_kind`, "finnic"), a compound of one fact that is two
     words of the other reads as those two: "Tal on lateksiallergia." / "On allergiline
-    lateksi suhtes.", "Koer Muri on kanaliha suhtes allergiline." / "… kanalihaallergia."."""
+    lateksi suhtes.", "Koer Muri on kanaliha suhtes allergiline." / "… kanalihaallergia.".
+    With `synonyms`, a word of the language's `synonyms` reads as its group's first in both
+    ("installed" / "fitted"); the judge reads the words as written, as it was fitted."""
     a, b = slots(new, lang), slots(old, lang)
     own = languages.find(lang)
-    if own is None or own.compound_kind != "finnic":
-        return a, b
-    return _read_against(a, b), _read_against(b, a)
+    if own is not None and own.compound_kind == "finnic":
+        a, b = _read_against(a, b), _read_against(b, a)
+    if synonyms and _lists(lang).synonyms:
+        a, b = _as_synonyms(a, lang), _as_synonyms(b, lang)
+    return a, b
 
 
 def opposed(new: Slots, old: Slots) -> bool:

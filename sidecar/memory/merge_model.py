@@ -18,6 +18,10 @@ and 0.998 of every two of one customer's memories apart (bench/RESULTS.md). They
 only for the vectors they were fitted on: the file names its embedder's memory rows,
 and for any other (a vendor's embeddings) there is no judge and the rule decides alone.
 
+The judge reads the two facts' words as written, not through the language's synonyms
+(dedup.pair's `synonyms`): it was fitted on them so, and where a synonym makes the rule
+merge, the judge is not asked.
+
 Hard limits stay code's (may_merge): nothing beyond `reach` merges (the farthest two
 memories of one customer the model learned to keep apart), a fact about a member of the
 family never merges with one about the customer, nor two facts naming the two sides of
@@ -44,7 +48,7 @@ FILE = Path(__file__).with_name("merge_model.npz")
 
 def signals(new: str, old: str, distance: float, lang: str, bands: dedup.Bands) -> list[float]:
     """The rule's signals of a pair, its decision last."""
-    a, b = dedup.pair(new, old, lang)
+    a, b = dedup.pair(new, old, lang, synonyms=False)
     shares = (dedup.share(a.words, b.words), dedup.share(b.words, a.words))
     every = (dedup.share(a.every, b.every), dedup.share(b.every, a.every))
     return [distance, min(shares), max(shares), min(every), max(every), float(dedup.contained(a, b)),
@@ -74,7 +78,7 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
     (dedup.says_more)."""
     if distance > reach:
         return False
-    a, b = dedup.pair(new, old, lang)
+    a, b = dedup.pair(new, old, lang, synonyms=False)
     if dedup.never_same(a, b) or dedup.two_lines(a, b):
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
