@@ -114,7 +114,7 @@ LANGUAGE = Language(
         "lahkus meie hulgast", "lahkus meie juurest", "jättis meid maha",
         # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
         "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
-        "andsin ära", "jäi magama", "magama panna",
+        "andsin ära", "jäi magama", "magama panna", "magama pane",
         # "reedestest leibadest loobun", "reedesed leivad palun lõpetage": what the customer gives up.
         "loobu", "lõpeta",
         # In a message these correct; in a fact they state a preference, a time or the past
