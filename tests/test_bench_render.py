@@ -2,7 +2,7 @@
 database, model or server (tests/bench_fixture.py holds a whole run's results)."""
 from __future__ import annotations
 
-from bench import memory_eval, report
+from bench import memory_eval, memory_natural, memory_splits, report
 from bench.figures import bottleneck_figures, method_parameters
 from bench.markdown import section, table
 from bench.memory_eval_report import markdown as memory_thresholds
@@ -143,3 +143,10 @@ def test_a_section_measured_again_is_named_in_the_header_with_its_commit(tmp_pat
     bare = tmp_path / "bare.md"
     write_section(bare, "## A\n\nx\n", "## A", commit="abc1234")
     assert bare.read_text(encoding="utf-8") == "## A\n\nx\n"
+
+
+def test_every_natural_speech_split_is_in_the_history_or_held_back_unread():
+    in_file = {item["split"] for item in memory_natural.load()}
+    assert in_file == set(memory_splits.NAMES) | set(memory_splits.HELD_BACK)
+    assert not set(memory_splits.NAMES) & set(memory_splits.HELD_BACK)
+    assert len(set(memory_splits.NAMES)) == len(memory_splits.NAMES)
