@@ -112,11 +112,13 @@ HISTORY = (
           judge_blind=True, repeats=27),
     Split("fresh29", "a fresh29 split written the same way after fresh28 was scored ({counts}), scored blind once",
           judge_blind=True, repeats=8),
+    Split("fresh30", "a fresh30 split written the same way with fresh29 and held back unread while the choices "
+          "after it were made ({counts}), scored blind once", judge_blind=True, repeats=7),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh30", "fresh31")
+HELD_BACK = ("fresh31",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
