@@ -161,7 +161,9 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("reedestest leibadest loobun, hakkasin ise küpsetama", "et"),
                           ("저 담배 끊은지 1년 넘었어요", "ko"), ("남편 사랑니는 벌써 뽑았어요~ 그건 지우셔도 되구요", "ko"),
                           ("Reedesed leivad palun lõpetage", "et"),
-                          ("pidime kassi eelmisel nädalal magama panema", "et")]:
+                          ("pidime kassi eelmisel nädalal magama panema", "et"),
+                          ("я с сигаретами завязал ещё весной", "ru"), ("Марина от вас ушла?", "ru"),
+                          ("la bici vieja se la he regalado a mi primo", "es")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"), ("지우 수업은 언제예요?", "ko"),
                           ("Can I move Friday's appointment to three?", "en"), ("¿Tenéis mi dirección?", "es"),

@@ -111,6 +111,8 @@ LANGUAGE = Language(
         # Un nacimiento acaba un embarazo, un coche al desguace, lo que "se acabó".
         "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "di a luz", "dado a luz", "dio a luz",
         "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
+        # Given away by the customer alone: "la de montaña se la he regalado a mi sobrino".
+        "he regalado", "hemos regalado", "lo regalé", "la regalé",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
         "en vez de", "antes", "en lugar de", "al final",
