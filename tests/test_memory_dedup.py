@@ -349,6 +349,13 @@ def test_the_word_saying_it_changed_is_not_a_thing_the_facts_share():
                   BANDS) == "updates"
 
 
+def test_a_change_cue_is_a_word_of_its_own_not_the_start_of_another():
+    # Estonian "enam" (any more) says a change; "enamasti" (mostly) does not.
+    assert not slots("Tuleb kooki ostma enamasti reedeti.", "et").changes
+    assert all(slots(fact, "et").changes for fact in ("Ei joo enam kohvi.", "Kohvi ei joo enam.",
+                                                      "Ei käi enam, tal on uus töö."))
+
+
 def test_instead_before_and_used_to_in_a_fact_are_no_change():
     # Each word still reads as a correction in a customer's message (forget.reads_as_correction).
     from sidecar.memory.forget import reads_as_correction
