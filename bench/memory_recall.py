@@ -59,7 +59,7 @@ def run(engine, keyring, site, runs: int = RUNS) -> dict:
     query /= np.linalg.norm(query)
     cache = IndexCache()
 
-    correcting, seen = MemorySettings().recall_bounds(CORRECTION, "en"), {}
+    correcting, seen, anchor = MemorySettings().recall_bounds(CORRECTION, "en"), {}, _anchor()
 
     def turn(cached: bool, corrects: bool = False) -> float:
         with engine.connect() as conn:
@@ -69,7 +69,7 @@ def run(engine, keyring, site, runs: int = RUNS) -> dict:
             load = lambda: store.index("bench")  # noqa: E731
             index = cache.get(space, "bench", load) if cached else load()
             if corrects:
-                shown = recall_indexed(_anchor(), index, store.get, message=CORRECTION, lang="en", **correcting)
+                shown = recall_indexed(anchor, index, store.get, message=CORRECTION, lang="en", **correcting)
                 shown.lines(), shown.forget_lines()
                 seen.update(facts=len(shown.facts()), offered=len(shown.to_forget))
             else:
