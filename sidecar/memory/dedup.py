@@ -94,7 +94,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Iterable, Mapping, NamedTuple
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
@@ -209,7 +209,7 @@ def _as_verb(stem: str, nouns: _VerbalNouns) -> tuple[str, ...]:
             return (stem[: -len(ending)],)
     for link in nouns.links:
         at = stem.find(link, 3)
-        if at > 0 and len(stem) - at - len(link) >= 4:
+        if at != -1 and len(stem) - at - len(link) >= 4:
             return stem[:at], stem[at + len(link):]
     return (stem,)
 
@@ -319,14 +319,9 @@ def _apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _read_against(a: Slots, b: Slots) -> Slots:
-    return replace(a, words=_apart(a.words, b.words), every=_apart(a.every, b.every), rest=_apart(a.rest, b.rest))
-
-
-def _as_synonyms(a: Slots, lang: str) -> Slots:
-    def read(words: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(_same_as(w, lang) for w in words)
-    return replace(a, words=read(a.words), every=read(a.every), rest=read(a.rest))
+def _reread(a: Slots, read: Callable[[tuple[str, ...], tuple[str, ...]], tuple[str, ...]], b: Slots) -> Slots:
+    """`a` with each of its word lists read by `read`, beside the same list of `b`."""
+    return replace(a, words=read(a.words, b.words), every=read(a.every, b.every), rest=read(a.rest, b.rest))
 
 
 @lru_cache(maxsize=1024)
@@ -340,9 +335,11 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
     a, b = slots(new, lang), slots(old, lang)
     own = languages.find(lang)
     if own is not None and own.compound_kind == "finnic":
-        a, b = _read_against(a, b), _read_against(b, a)
+        a, b = _reread(a, _apart, b), _reread(b, _apart, a)
     if synonyms and _lists(lang).synonyms:
-        a, b = _as_synonyms(a, lang), _as_synonyms(b, lang)
+        def as_synonyms(words: tuple[str, ...], _: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(_same_as(w, lang) for w in words)
+        a, b = _reread(a, as_synonyms, b), _reread(b, as_synonyms, a)
     return a, b
 
 
