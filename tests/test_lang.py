@@ -85,3 +85,10 @@ def test_a_language_cannot_be_changed():
         get("en").readback = "x"  # type: ignore[misc]
     with pytest.raises(TypeError):
         get("en").offline_texts["none"] = "x"  # type: ignore[index]
+
+
+def test_a_list_item_marked_whole_stands_only_as_a_whole_word():
+    from sidecar.lang import word_starts
+    pattern = word_starts(("enam$", "müü"))
+    assert [bool(pattern.search(t)) for t in ("ei joo enam", "enam?", "Enam, ei", "enamasti", "müüdud")] == [
+        True, True, True, False, True]

@@ -14,7 +14,8 @@ gaps explicitly, so a field is never left empty by oversight.
 Words are written in their surface forms: the code that uses a list stems or folds
 it the way it folds the text it compares with (searchtext's Snowball stemming,
 grounding's Korean ending stripping), so a list never goes stale when a stemmer
-changes.
+changes. Most lists are matched at the start of a word, so that a stem takes its
+endings; an item ending in "$" (`WHOLE`) stands only as a whole word.
 """
 from __future__ import annotations
 
@@ -44,11 +45,19 @@ def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
+WHOLE = "$"  # after a list item: the item stands as a whole word, not as a stem
+
+
 def word_starts(items: tuple[str, ...]) -> re.Pattern[str]:
     """A case-insensitive pattern for any of `items` (plain text, escaped here) at the
     start of a word, longest first, so that a stem takes its endings ("продал" finds
-    "продали")."""
-    alternatives = "|".join(re.escape(w) for w in sorted(items, key=len, reverse=True))
+    "продали"). An item ending in `WHOLE` stands only as a whole word: Estonian "enam$"
+    (any more) is not the start of "enamasti" (mostly)."""
+    def one(item: str) -> str:
+        if item.endswith(WHOLE):
+            return re.escape(item[:-len(WHOLE)]) + r"(?!\w)"
+        return re.escape(item)
+    alternatives = "|".join(one(w) for w in sorted(items, key=lambda w: len(w.rstrip(WHOLE)), reverse=True))
     return re.compile(r"(?<!\w)(?:" + alternatives + ")", re.IGNORECASE)
 
 

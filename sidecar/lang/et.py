@@ -127,7 +127,7 @@ LANGUAGE = Language(
         # "From now on" and a value grown or put off: "Maksab edaspidi arve alusel", "Külaliste arv kasvas 120-ni".
         "edaspidi", "kasvas", "üle viidud", "lükkus",
         # "enam" (any more) as a word of its own, not the start of "enamasti" (mostly).
-        "nüüd", "enam ", "enam.", "enam,", "enam!", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
+        "nüüd", "enam$", "müüsi", "müüdud", "vahetasi", "vahetasime", "lõpetasi",
         "kolis", "loobusi", "jääb ära", "jäi ära", "suri", "tõin tagasi", "toome tagasi",
         "endine", "sulgesi", "paranes", "tervenes", "kaotasi", "loobus",
         # How a fact says it changed: "Vahetas luku …", "Aeg lükati maikuusse", "Läks üle …".
