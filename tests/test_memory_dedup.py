@@ -274,10 +274,34 @@ def test_two_members_of_the_family_are_two_sides_of_a_contrast():
         ("Daughter is allergic to peanuts.", "Son is allergic to peanuts.", "en"),
         ("Для внука берёт Нурофен детский.", "Для внучки берёт Нурофен детский.", "ru"),
         ("Tütar käib ujumas laupäeviti.", "Poeg käib ujumas laupäeviti.", "et"),
+        ("Tellib isale kord kuus Xarelto 20 mg.", "Tellib emale kord kuus Xarelto 20 mg.", "et"),
+        ("Isa sünnipäev on 3. mail.", "Ema sünnipäev on 3. mail.", "et"),
         ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko")))
+    # Estonian "ema" (mother) is a word of its own or inflected, never the start of "email" or "emakeel".
+    for fact, mother in (("Saadab arved emailiga.", False), ("Emakeel on soome keel.", False),
+                         ("Käib emaga poes.", True), ("Ema sünnipäev on mais.", True)):
+        assert slots(fact, "et").relative is mother, fact
+        assert bool(slots(fact, "et").sides) is mother, fact
     # Two words for one member ("mum", "mother") are no two sides.
     assert decide("Her mother takes levothyroxine every morning.", "Mum takes levothyroxine every morning.", 0.005,
                   "en", BANDS) == "restates"
+
+
+def test_a_word_for_a_relative_is_not_the_start_of_another_word():
+    for fact, lang, relative in (
+            ("Lives in a 3-bed semi at the moment.", "en", False), ("Mom picks him up.", "en", True),
+            ("Switched to a Philips Sonicare toothbrush.", "en", False), ("Her son's bike needs a chain.", "en", True),
+            ("Pays for childcare by card.", "en", False), ("The child's seat is blue.", "en", True),
+            ("Хочет брать материалы на дом.", "ru", False), ("Брату нужен костюм.", "ru", True),
+            ("Носит мужской размер 48.", "ru", False), ("У мужа диабет.", "ru", True),
+            ("Матери 70 лет.", "ru", True)):
+        assert slots(fact, lang).relative is relative, fact
+    # Nor is a side of a contrast: "hot" is no "hotel", "top" no "topping", "elder" no "elderflower".
+    for fact, side in (("Books the hotel by phone.", False), ("Likes hot chocolate.", True),
+                       ("Orders the cake with a fruit topping.", False), ("Top shelf is kept for her.", True),
+                       ("Likes elderflower cordial.", False), ("Elder son plays football.", True),
+                       ("Plays a song at the party.", False), ("Her son plays at the party.", True)):
+        assert bool(slots(fact, "en").sides) is side, fact
 
 
 def test_an_estonian_compound_of_the_other_facts_two_words_reads_as_those_two():

@@ -158,7 +158,7 @@ LANGUAGE = Language(
     residence_words=words("lives live living lived moved move moving relocat based resid"),
     new_words=words("new"),
     relatives=words("""
-        daughter son sons wife husband partner mother mum mom father dad sister brother child
+        daughter son$ sons wife husband partner mother mum mom$ father dad sister brother child$
         children kids grandson granddaughter grandchild grandmother grandma grandfather grandpa
         niece nephew aunt uncle fiancé fiancée fiance girlfriend boyfriend parents stepson
         stepdaughter baby
@@ -166,9 +166,9 @@ LANGUAGE = Language(
     # One word for each line: "cell" and "mobile" are one line, so only one of them is listed.
     contact_owners=words("work office business personal private home mobile landline"),
     contrasts=sides("""
-        left/right upper/lower top/bottom front/rear front/back older/younger elder/younger
-        eldest/youngest morning/evening breakfast/dinner hot/cold live/work
-        mother/father mum/dad mom/dad son/daughter husband/wife brother/sister
+        left/right upper/lower top$/bottom front/rear front/back older/younger elder$/younger
+        eldest/youngest morning/evening breakfast/dinner hot$/cold live/work
+        mother/father mum/dad mom$/dad son$/daughter husband/wife brother/sister
         grandmother/grandfather grandma/grandpa grandson/granddaughter niece/nephew aunt/uncle
     """),
     synonyms=groups("""

@@ -138,14 +138,15 @@ LANGUAGE = Language(
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
     new_words=words("uus uue uut"),
     relatives=words("""
-        tütar tütre poeg poja pojad naine naise abikaasa ema emal emale isa isal isale õde õe vend
+        tütar tütre poeg poja pojad naine naise abikaasa ema$ emal emale emaga isa$ isal isale isaga õde õe vend
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
     contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
-    # Not "ema/isa": "ema" begins "email".
+    # "ema" (mother) only as a word of its own or inflected, never as the start of "email".
     contrasts=sides("""
         parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm
         poeg/tütar poja/tütre vend/õde venna/õe vanaema/vanaisa
+        ema$/isa$ emal/isal emaga/isaga emani/isani emaks/isaks
     """),
     synonyms=groups("""
         mobiil mobiiltelefon
