@@ -394,7 +394,7 @@ def markdown(result: dict) -> str:
             f"{settings.dedup_contained} / {settings.dedup_distance}, thing-word overlap with the value slots taken "
             "out, one fact's words within the other's, the values, a change cue in a fact that speaks of the "
             "stored one, never a member of the family for the customer, never the two sides of one contrast "
-            "(\"upper\" / \"lower\"); and up to "
+            "(\"upper\" / \"lower\"), never one thing word put in another's place (\"vida\" / \"salud\"); and up to "
             f"{settings.dedup_changed} a new fact saying it changed where the customer lives, a phone or an e-mail, "
             "or naming a third of the stored fact's things); where it keeps a pair apart, the learned judge "
             f"(`merge_model`, up to {JUDGE_REACH}; fitted on every split but {', '.join(JUDGE_BLIND)}, so only "

@@ -391,3 +391,18 @@ def test_instead_before_and_used_to_in_a_fact_are_no_change():
             ("혈압약을 매달 초에 받아 감.", "어머니 당뇨약도 대신 받아 감.", 0.095, "ko")]:
         assert decide(new, old, distance, lang, BANDS) == "new", new
         assert reads_as_correction(new, lang), new
+
+
+def test_one_thing_put_in_anothers_place_is_another_fact_even_within_the_restatement_band():
+    # The embedder puts "life" and "health" insurance side by side (0.01 apart in one sentence).
+    for new, old, lang in (("Has health insurance with Aviva.", "Has life insurance with Aviva.", "en"),
+                           ("Tiene el seguro de la moto con Allianz.", "Tiene el seguro del coche con Allianz.", "es"),
+                           ("Чара ест влажный корм Brit.", "Чара ест сухой корм Brit.", "ru")):
+        assert decide(new, old, 0.012, lang, BANDS) == "new", new
+    # Two forms of one word are no two things, nor two words of one synonym group.
+    for new, old, lang in (("Su mudanza es de Bilbao a Madrid.", "Se muda de Bilbao a Madrid.", "es"),
+                           ("Tiene el examen de B1 en mayo.", "Se examina del B1 en mayo.", "es"),
+                           ("Kodukindlustuse uuendamine on mais.", "Kodukindlustus uueneb mais.", "et"),
+                           ("Jack is dyslexic.", "Jack has dyslexia.", "en"),
+                           ("Has two kids.", "Has two children.", "en")):
+        assert decide(new, old, 0.012, lang, BANDS) == "restates", new

@@ -33,7 +33,9 @@ natural set lie within 0.13, but so do different things that look alike (from
 
 The rule (decide): beyond `outer` nothing merges (but for a change of something a
 customer has one of at a time, below), within `same` everything does
-("Has two kids." / "Has two children.": no word in common, 0.003 apart). Between,
+("Has two kids." / "Has two children.": no word in common, 0.003 apart) but one thing
+put in another's place, each fact with one thing word the other lacks and no form of it
+("seguro de vida" / "seguro de salud", 0.013 apart: `swapped`). Between,
 facts naming the same things (every thing word of each in the other) merge when they
 state the same values, when their values are contact details of one kind (a new
 phone number) or one date each (the renewal moved to June), or when they lie within
@@ -99,7 +101,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, blank_spans, capitalised_names, value_kinds
-from .words import HANGUL, ko_stem, label_words, stems_match, two_words_of
+from .words import HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, stems_match, two_words_of
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -414,6 +416,28 @@ def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return share(a, b) == 1.0 and share(b, a) == 1.0
 
 
+def swapped(a: Slots, b: Slots, lang: str) -> bool:
+    """Whether each fact has exactly one thing word the other lacks, and the two are no
+    forms of one word: one thing put in another's place ("seguro de vida" / "seguro de
+    salud", "Eyebrow tint …" / "Eyelash tint …"), which the embedder puts side by side.
+    Two words for members of the family are left to the contrasts ("mum" / "mother" are
+    one person, "mother" / "father" two)."""
+    only_a = [x for x in a.words if not any(_match(x, y) for y in b.words)]
+    only_b = [y for y in b.words if not any(_match(y, x) for x in a.words)]
+    if len(only_a) != 1 or len(only_b) != 1 or _forms_of_one(only_a[0], only_b[0]):
+        return False
+    relatives = _lists(lang).relatives
+    return not (relatives and relatives.match(only_a[0]) and relatives.match(only_b[0]))
+
+
+def _forms_of_one(x: str, y: str) -> bool:
+    """Looser than the content check's tolerance, as a wrong "yes" here only leaves the pair
+    to the other rules: one the other's start ("mud" / "mudanz" of "se muda" / "mudanza"), or
+    a shared start of most of the shorter ("uuene" / "uuenda")."""
+    short, long_ = sorted((x, y), key=len)
+    return _match(x, y) or long_.startswith(short) or len(common_prefix(x, y)) >= SHARED_SHARE * len(short)
+
+
 def overlap(new: Slots, old: Slots) -> float:
     """The share of thing words the two facts have in common, the smaller way round."""
     if not new.words and not old.words:
@@ -517,7 +541,7 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
                 or _names_a_third(old, new, lang)):
             return "updates"
         return "new"
-    if distance <= bands.same:
+    if distance <= bands.same and not swapped(a, b, lang):
         return "restates"
     same_words = overlap(a, b) == 1.0
     if same_words or contained(a, b):  # the same things, or one word more ("New phone number: …")
