@@ -114,11 +114,14 @@ HISTORY = (
           judge_blind=True, repeats=8),
     Split("fresh30", "a fresh30 split written the same way with fresh29 and held back unread while the choices "
           "after it were made ({counts}), scored blind once", judge_blind=True, repeats=7),
+    Split("fresh31", "a fresh31 split written the same way after fresh29 was scored and held back unread while "
+          "the choices after fresh30 was scored were made ({counts}), scored blind once", judge_blind=True,
+          repeats=12),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh31", "fresh32")
+HELD_BACK = ("fresh32",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
