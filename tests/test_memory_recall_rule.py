@@ -163,9 +163,15 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           ("Reedesed leivad palun lõpetage", "et"),
                           ("pidime kassi eelmisel nädalal magama panema", "et"),
                           ("я с сигаретами завязал ещё весной", "ru"), ("Марина от вас ушла?", "ru"),
-                          ("la bici vieja se la he regalado a mi primo", "es")]:
+                          ("la bici vieja se la he regalado a mi primo", "es"),
+                          # a standing order stopped, a thing thrown out or given as a gift, a couple parted,
+                          # a pet's death said as a farewell
+                          ("please stop the Friday bread order from next week", "en"),
+                          ("старый диван мы выкинули", "ru"), ("мы с мужем разошлись прошлой весной", "ru"),
+                          ("ayer tuvimos que despedirnos de la perrita", "es"), ("kinkisin vana ratta õele", "et")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"), ("지우 수업은 언제예요?", "ko"),
+                          ("Could you stop by at noon?", "en"),
                           ("Can I move Friday's appointment to three?", "en"), ("¿Tenéis mi dirección?", "es"),
                           ("Kas teil on minu aadress olemas?", "et"), ("제 주소 알고 계세요?", "ko")]:
         assert not reads_as_correction(message, lang), message

@@ -137,6 +137,8 @@ LANGUAGE = Language(
         # A plan or a standing order called off, a thing done with: "cancel the home flowers",
         # "we've decided against the engagement shoot", "Ava's braces came off", "ignore that one".
         "cancel", "decided against", "ignore that", "ignore it", "one less", "came off", "taken off",
+        # A standing order stopped: "can you stop the midweek sourdough", "we need to stop the office flowers".
+        "stop the", "stop my", "stop our",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",

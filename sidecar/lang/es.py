@@ -113,6 +113,8 @@ LANGUAGE = Language(
         "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
         # Given away by the customer alone: "la de montaña se la he regalado a mi sobrino".
         "he regalado", "hemos regalado", "lo regalé", "la regalé",
+        # A pet's death said as a farewell: "tuvimos que despedirnos de nuestro bóxer".
+        "despedirnos de", "nos despedimos de", "despedirme de", "me despedí de",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
         "en vez de", "antes", "en lugar de", "al final",

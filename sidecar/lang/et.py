@@ -115,6 +115,8 @@ LANGUAGE = Language(
         # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
         "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
         "andsin ära", "jäi magama", "magama panna", "magama pane",
+        # Given away as a gift: "kinkisin oma metsaratta vennale".
+        "kinkisin", "kinkisime",
         # "reedestest leibadest loobun", "reedesed leivad palun lõpetage": what the customer gives up.
         "loobu", "lõpeta",
         # In a message these correct; in a fact they state a preference, a time or the past

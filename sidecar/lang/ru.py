@@ -117,6 +117,8 @@ LANGUAGE = Language(
         # A habit quit in everyday speech, someone who left the business: "с сигаретами завязал",
         # "Алёна от вас ушла".
         "завязал", "от вас ушл", "ушла от вас", "ушёл от вас", "ушел от вас",
+        # A thing thrown out, a couple parted: "водонагреватель мы выкинули", "мы с Андреем разошлись".
+        "выкинул", "выбросил", "разошлись", "развелись", "развёлся", "развелся", "развелась",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Приводит животных вместо неё.", "Раньше работал в банке."), so they are no change cues.
         "вместо", "раньше",
