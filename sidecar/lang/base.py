@@ -236,7 +236,8 @@ class Language:
     value_labels: tuple[str, ...]
     """Words naming the value an attribute takes (months, weekdays, times of day,
     contact channels): two facts that differ only in these state a changed value.
-    Matched by prefix, so inflected forms count ("июне")."""
+    Matched by stem, with a short ending, so inflected forms count ("июне", "märtsis") and
+    words that only begin alike do not ("marido" / "marzo")."""
     keep_whole: tuple[str, ...]
     """Words the stemmer folds together although they name different people
     ("hija"/"hijo" -> "hij"): compared unstemmed."""

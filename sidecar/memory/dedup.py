@@ -101,7 +101,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, blank_spans, capitalised_names, value_kinds
-from .words import HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, stems_match, two_words_of
+from .words import ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, stems_match, two_words_of
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -221,8 +221,17 @@ def _is_value(word: str, lang: str) -> bool:
         return True
     if word in _EN_VALUES:
         return True
-    values = _lists(lang).values
-    return any(word.startswith(v[: max(3, len(v) - 2)]) if len(v) > 3 else word == v for v in values)
+    return any(word == v or (len(v) >= 3 and word.startswith(v) and len(word) - len(v) <= ENDING_MAX)
+               for v in _value_stems(lang))
+
+
+@lru_cache(maxsize=64)
+def _value_stems(lang: str) -> frozenset[str]:
+    """The language's value labels as written and as `_words` stems them: a word is a value
+    when its stem is one of these, or one of them with an ending ("märtsi", "reedeti"),
+    not when it only begins like one ("marido" / "marzo", "fridge" / "friday")."""
+    labels = _lists(lang).values
+    return frozenset(labels) | frozenset(w for v in labels for w in _words(v, lang))
 
 
 @lru_cache(maxsize=64)
