@@ -421,3 +421,11 @@ def test_a_word_is_a_value_by_its_stem_not_by_beginning_like_one():
     for fact, lang, thing in (("Su marido se llama Javier.", "es", "mar"), ("Es alérgico al marisco.", "es", "marisc"),
                               ("Wants the fridge cleaned.", "en", "fridg"), ("Juukseid värvib Anu.", "et", "juukse")):
         assert thing in slots(fact, lang).words, fact
+
+
+def test_a_fact_names_a_thing_by_a_label_word_not_by_a_word_beginning_like_one():
+    for fact, lang, naming in (("Koera nimi on Muri.", "et", True), ("Has a dog called Mabel.", "en", True),
+                               ("Tiene un perro llamado Max.", "es", True), ("Собаку зовут Рекс.", "ru", True),
+                               # "perearst" (family doctor) begins like "perekonnanimi" (surname)
+                               ("Perearst on dr Pärn.", "et", False), ("Prefers calls after 5.", "en", False)):
+        assert slots(fact, lang).naming is naming, fact

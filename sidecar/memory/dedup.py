@@ -144,8 +144,9 @@ def _lists(lang: str) -> _Lists:
         return _Lists(frozenset(), (), None, (), None, None, None, None, None, (),
                       _VerbalNouns((), (), frozenset()), {})
     change = languages.word_starts(own.change_cues)
-    # Label words by their first letters, so that their inflected forms count ("llamada").
-    labels = tuple(_fold(w)[:4] for w in own.contact_labels.get("name", ()))
+    # Label words with an ending of up to three letters ("llamado", "names"), not by their first
+    # letters alone: "perearst" (family doctor) begins like "perekonnanimi" (surname).
+    labels = tuple(_fold(w) for w in own.contact_labels.get("name", ()))
     before_name = r"\w*[\s,:«\"'“„(–—-]+"
     nouns = _VerbalNouns(own.verbal_noun_endings, own.verbal_noun_links,
                          frozenset(content_terms(" ".join(own.verbal_noun_lookalikes), lang)))
@@ -300,7 +301,8 @@ def slots(text: str, lang: str) -> Slots:
         words = tuple(w for w in words if w not in contact_words)
     rest = tuple(w for w in words if w not in name_words)
     labels = lists.name_labels
-    naming = any(w.startswith(labels) for w in re.findall(r"\w+", folded)) if labels else False
+    naming = any(w.startswith(x) and len(w) - len(x) <= ENDING_MAX for w in re.findall(r"\w+", folded)
+                 for x in labels)
     # A name right after a word for an animal or a member of the family says which one the fact
     # is about ("Dog Archie", "кот Барсик", "su hermano Raúl").
     naming = naming or bool(_names_after(text, names, lists.whose))
