@@ -379,6 +379,14 @@ def test_a_change_cue_is_a_word_of_its_own_not_the_start_of_another():
     assert not slots("Tuleb kooki ostma enamasti reedeti.", "et").changes
     assert all(slots(fact, "et").changes for fact in ("Ei joo enam kohvi.", "Kohvi ei joo enam.",
                                                       "Ei käi enam, tal on uus töö.", "Kohvi ei joo enam"))
+    # Nor a noun or an infinitive that begins like a cue: an oil change, a renewal, teenagers.
+    for fact, lang, changes in (("Cambio de aceite hecho en enero.", "es", False), ("Se cambió de gimnasio.", "es", True),
+                                ("Продление полиса в мае.", "ru", False), ("Полис продлён до мая.", "ru", True),
+                                ("Ходит в группу для подростков.", "ru", False), ("Сын подрос.", "ru", True)):
+        assert slots(fact, lang).changes is changes, fact
+    # In a message the wider forms still read as a correction.
+    from sidecar.memory.forget import reads_as_correction
+    assert reads_as_correction("quiero cambiar el número de teléfono", "es")
 
 
 def test_instead_before_and_used_to_in_a_fact_are_no_change():

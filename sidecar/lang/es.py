@@ -111,6 +111,9 @@ LANGUAGE = Language(
         # Un nacimiento acaba un embarazo, un coche al desguace, lo que "se acabó".
         "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "di a luz", "dado a luz", "dio a luz",
         "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
+        # In a message any form asks for a change ("quiero cambiar el número"); in a fact only the
+        # change cues' past forms say one ("cambio de aceite", an oil change, is no change).
+        "cambi",
         # Given away by the customer alone: "la de montaña se la he regalado a mi sobrino".
         "he regalado", "hemos regalado", "lo regalé", "la regalé",
         # A pet's death said as a farewell: "tuvimos que despedirnos de nuestro bóxer".
@@ -125,7 +128,8 @@ LANGUAGE = Language(
         # "A partir de ahora", "se ha ido a vivir a …".
         "a partir de", "desde ahora", "ido a vivir",
         "ahora", "vendí", "vendimos", "vendido", "dejé",
-        "dejamos", "cambi", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
+        # "Cambió", "ha cambiado": not "cambio" (an oil change) nor "cambiar" (to be changed).
+        "dejamos", "cambió", "cambiado", "cambiada", "cambiamos", "cambiaron", "cambié", "me mudé", "nos mudamos", "murió", "se murió", "regalé", "quitamos",
         "terminé", "cancel", "descart",
         "cerré", "cerramos", "me jubilé", "se rompió", "perdí", "me curé", "se curó",
         # A fact says a change in the third person: "Se ha mudado a Alicante.", "Ha pasado a …".
