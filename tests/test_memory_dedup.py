@@ -437,3 +437,22 @@ def test_a_fact_names_a_thing_by_a_label_word_not_by_a_word_beginning_like_one()
                                # "perearst" (family doctor) begins like "perekonnanimi" (surname)
                                ("Perearst on dr Pärn.", "et", False), ("Prefers calls after 5.", "en", False)):
         assert slots(fact, lang).naming is naming, fact
+
+
+def test_words_that_only_begin_like_a_list_word_are_not_read_as_it():
+    from sidecar.memory.values import value_kinds
+    # A direct debit and a city are no place to live ...
+    assert "residence" not in value_kinds("Paga por domiciliación bancaria.", "es")
+    assert "residence" not in value_kinds("Flat in Liverpool is rented out.", "en")
+    assert "residence" in value_kinds("Su domicilio está en la calle Betis.", "es")
+    assert "residence" in value_kinds("Lives in Leeds.", "en")
+    # ... a boiler is no cat before its brand ...
+    assert not slots("Котёл Vaillant обслуживаем в мае.", "ru").naming
+    assert slots("Кот Барсик на диете.", "ru").naming
+    # ... and a city or "renews" calls no number new.
+    for fact, lang in (("Телефон офиса в Новосибирске: +7 383 123-45-67.", "ru"),
+                       ("Newcastle office: 0191 496 0000.", "en"), ("Telefon uueneb: 5123 4567.", "et")):
+        assert not slots(fact, lang).changes, fact
+    for fact, lang in (("Новый телефон: +7 383 123-45-67.", "ru"), ("New number: 0191 496 0000.", "en"),
+                       ("Uus telefon: 5123 4567.", "et")):
+        assert slots(fact, lang).changes, fact

@@ -157,8 +157,9 @@ LANGUAGE = Language(
         # With "to": "raised" alone is also money raised or children raised, "extended" a family.
         "raised to", "lowered to", "increased to", "decreased to", "reduced to", "extended to", "extended until",
     ),
-    residence_words=words("lives live living lived moved move moving relocat based resid"),
-    new_words=words("new"),
+    # Whole words where the stem begins other words ("Liverpool", "Newcastle", "newborn").
+    residence_words=words("lives$ live$ living$ lived$ moved move moving relocat based resid"),
+    new_words=words("new$"),
     relatives=words("""
         daughter son$ sons wife husband partner mother mum mom$ father dad sister brother child$
         children kids grandson granddaughter grandchild grandmother grandma grandfather grandpa

@@ -140,9 +140,11 @@ LANGUAGE = Language(
         "subido", "bajado", "retras", "ya no",
     ),
     residence_words=words("""
-        vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside domicili
+        vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside
+        domicilio$ domicilios$
     """),
-    new_words=words("nuev"),
+    # Not "domiciliación" (a direct debit) nor "nueve" (nine).
+    new_words=words("nuevo nueva"),
     relatives=words("""
         hijo hija hijos hijas esposa esposo marido mujer madre padre mamá papá herman abuel nieto
         nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía
@@ -215,7 +217,7 @@ LANGUAGE = Language(
         sueldo salario
     """),
     animals=words("""
-        perr perrit cachorr gat gatit conej hámster hamster lor periquit canari cobaya tortug
+        perr perrit cachorr gat gatit conej hámster hamster loro lora periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua
         yorkshire pastor galgo podenco
     """),

@@ -138,7 +138,8 @@ LANGUAGE = Language(
         "tõusis", "langes", "kallines", "odavnes", "pikendati",
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
-    new_words=words("uus uue uut"),
+    # Whole words: "uue" also begins "uueneb" (renews).
+    new_words=words("uus$ uue$ uut$ uued$ uute$ uusi$"),
     relatives=words("""
         tütar tütre poeg poja pojad naine naise abikaasa ema$ emal emale emaga isa$ isal isale isaga õde õe vend
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
@@ -211,7 +212,7 @@ LANGUAGE = Language(
     """),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
-        kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks labrador retriiver
+        kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks$ taksi$ taksile taksiga taksikoer labrador retriiver
         spanjel terjer puudel kolli bigl buldog mops haski lambakoer
     """),
     value_labels=words("""
