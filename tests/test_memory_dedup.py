@@ -260,6 +260,8 @@ def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
         ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko")))
     # "Left" is also a change cue ("left the gym"); naming the left side, it says no change.
     assert decide("Left knee hurts when running.", "Right knee hurts when running.", 0.005, "en", BANDS) == "new"
+    # A cue both facts have tells of two events, not of a change: the front and the rear tyres.
+    assert decide("Rear tyres replaced in March.", "Front tyres replaced in March.", 0.02, "en", BANDS) == "new"
     # Said as a change, the other side replaces the old one (the same row, restated or updated);
     # one side named beside none restates.
     assert decide("Now comes in the evenings.", "Comes in the mornings.", 0.03, "en", BANDS) != "new"

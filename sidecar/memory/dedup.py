@@ -359,8 +359,10 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
 def opposed(new: Slots, old: Slots) -> bool:
     """Whether the two facts name the two sides of one contrast ("upper" / "lower" molar,
     "старший" / "младший" son) and the new one does not say it changed: two things,
-    however close (sidecar.lang's `contrasts`)."""
-    return (not new.changes or new.side_cue) and any((i, not side) in old.sides for i, side in new.sides)
+    however close (sidecar.lang's `contrasts`). A cue both facts have tells of two events,
+    not of one fact changed ("Front tyres replaced in March." / "Rear tyres replaced …")."""
+    said_changed = new.changes and not new.side_cue and not old.changes
+    return not said_changed and any((i, not side) in old.sides for i, side in new.sides)
 
 
 def never_same(a: Slots, b: Slots) -> bool:
