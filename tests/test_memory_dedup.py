@@ -257,7 +257,12 @@ def test_the_two_sides_of_one_contrast_are_two_things_at_any_distance():
         ("Младший сын ходит на плавание.", "Старший сын ходит на плавание.", "ru"),
         ("Lleva ortodoncia en la arcada inferior.", "Lleva ortodoncia en la arcada superior.", "es"),
         ("Vasak põlv valutab jooksmisel.", "Parem põlv valutab jooksmisel.", "et"),
-        ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko")))
+        ("오른쪽 어깨 재활 치료 중.", "왼쪽 어깨 재활 치료 중.", "ko"),
+        ("뒤 타이어 교체 필요.", "앞 타이어 교체 필요.", "ko"), ("아래 사랑니 발치 예정.", "위 사랑니 발치 예정.", "ko")))
+    # Korean "위" (upper) as a word of its own: "위가" (the stomach) names no side.
+    assert not slots("위가 자주 아픔.", "ko").sides
+    # The customer's parents are members of the family.
+    assert decide("부모님 이사 5월 초.", "본인 이사 5월 초.", 0.02, "ko", BANDS) == "new"
     # "Left" is also a change cue ("left the gym"); naming the left side, it says no change.
     assert decide("Left knee hurts when running.", "Right knee hurts when running.", 0.005, "en", BANDS) == "new"
     # A cue both facts have tells of two events, not of a change: the front and the rear tyres.
