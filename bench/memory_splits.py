@@ -117,11 +117,14 @@ HISTORY = (
     Split("fresh31", "a fresh31 split written the same way after fresh29 was scored and held back unread while "
           "the choices after fresh30 was scored were made ({counts}), scored blind once", judge_blind=True,
           repeats=12),
+    Split("fresh32", "a fresh32 split written the same way after fresh30 was scored and held back unread while "
+          "the choices after fresh31 was scored were made ({counts}), scored blind once", judge_blind=True,
+          repeats=9),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh32", "fresh33")
+HELD_BACK = ("fresh33",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
