@@ -118,7 +118,7 @@ HISTORY = (
           "the choices after fresh30 was scored were made ({counts}), scored blind once", judge_blind=True,
           repeats=12),
     Split("fresh32", "a fresh32 split written the same way after fresh30 was scored and held back unread while "
-          "the choices after fresh31 was scored were made ({counts}), scored blind once", judge_blind=True,
+          "the choices after it were made ({counts}), scored blind once", judge_blind=True,
           repeats=9),
 )
 
