@@ -139,6 +139,8 @@ LANGUAGE = Language(
         "cancel", "decided against", "ignore that", "ignore it", "one less", "came off", "taken off",
         # A standing order stopped: "can you stop the midweek sourdough", "we need to stop the office flowers".
         "stop the", "stop my", "stop our",
+        # A worry or a plan that came to nothing: "the reaction was a false alarm", "the move fell through".
+        "false alarm", "fallen through", "fell through", "called off",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",
