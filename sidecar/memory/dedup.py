@@ -222,8 +222,14 @@ def _is_value(word: str, lang: str) -> bool:
         return True
     if word in _EN_VALUES:
         return True
-    return any(word == v or (len(v) >= 3 and word.startswith(v) and len(word) - len(v) <= ENDING_MAX)
-               for v in _value_stems(lang))
+    return any(word == v or (len(v) >= 3 and _inflects(word, v)) for v in _value_stems(lang))
+
+
+def _inflects(word: str, base: str) -> bool:
+    """Whether `word` is `base` with an ending of at most ENDING_MAX letters ("märtsi" of
+    "märts", "llamado" of "llama"): a list word's forms, without the words that only begin
+    like it ("marido" is no "marzo")."""
+    return word.startswith(base) and len(word) - len(base) <= ENDING_MAX
 
 
 @lru_cache(maxsize=64)
@@ -301,8 +307,7 @@ def slots(text: str, lang: str) -> Slots:
         words = tuple(w for w in words if w not in contact_words)
     rest = tuple(w for w in words if w not in name_words)
     labels = lists.name_labels
-    naming = any(w.startswith(x) and len(w) - len(x) <= ENDING_MAX for w in re.findall(r"\w+", folded)
-                 for x in labels)
+    naming = any(_inflects(w, x) for w in re.findall(r"\w+", folded) for x in labels)
     # A name right after a word for an animal or a member of the family says which one the fact
     # is about ("Dog Archie", "кот Барсик", "su hermano Raúl").
     naming = naming or bool(_names_after(text, names, lists.whose))
