@@ -87,6 +87,31 @@ def test_a_language_cannot_be_changed():
         get("en").offline_texts["none"] = "x"  # type: ignore[index]
 
 
+# The fields read only through word_starts, which alone understands the whole-word mark.
+READ_AS_WORD_STARTS = {"change_cues", "correction_cues", "relatives", "animals", "contrasts", "new_words",
+                       "residence_words", "contact_owners"}
+
+
+@pytest.mark.parametrize("language", LANGS, ids=_ids(LANGS))
+def test_the_whole_word_mark_is_used_only_where_word_starts_reads_it(language: Language):
+    from sidecar.lang.base import WHOLE
+
+    def items(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                yield from items(v)
+        elif hasattr(value, "values") and not hasattr(value, "pattern"):
+            for v in value.values():
+                yield from items(v)
+    for f in dataclasses.fields(Language):
+        marked = [w for w in items(getattr(language, f.name)) if WHOLE in w]
+        if f.name not in READ_AS_WORD_STARTS:
+            assert not marked, (f.name, marked)
+        assert all(w.endswith(WHOLE) and w.count(WHOLE) == 1 for w in marked), (f.name, marked)
+
+
 def test_a_list_item_marked_whole_stands_only_as_a_whole_word():
     from sidecar.lang import word_starts
     pattern = word_starts(("enam$", "müü"))
