@@ -15,7 +15,7 @@ Words are written in their surface forms: the code that uses a list stems or fol
 it the way it folds the text it compares with (searchtext's Snowball stemming,
 grounding's Korean ending stripping), so a list never goes stale when a stemmer
 changes. Most lists are matched at the start of a word, so that a stem takes its
-endings; an item ending in "$" (`WHOLE`) stands only as a whole word.
+endings; in those lists an item ending in "$" (`WHOLE`) stands only as a whole word.
 """
 from __future__ import annotations
 
