@@ -340,6 +340,7 @@ def test_an_estonian_verbal_noun_reads_as_its_verb():
 def test_synonyms_of_the_language_name_the_same_thing():
     assert_decides("restates", [("Boiler installed in 2016.", "Boiler fitted in 2016.", 0.03, "en"),
                                 ("Оплачивает по безналу.", "Платит безналичным расчётом.", 0.036, "ru"),
+                                ("Дочка ходит в бассейн по субботам.", "Дочь ходит в бассейн по субботам.", 0.04, "ru"),
                                 ("Normalmente paga en metálico.", "Suele pagar en efectivo.", 0.04, "es"),
                                 ("On suhkruhaige.", "Tal on diabeet.", 0.05, "et"),
                                 ("새벽배송으로 받음.", "새벽 배달 이용.", 0.04, "ko")])  # a synonym inside a Korean word
