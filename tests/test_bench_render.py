@@ -2,6 +2,8 @@
 database, model or server (tests/bench_fixture.py holds a whole run's results)."""
 from __future__ import annotations
 
+import json
+
 from bench import memory_eval, memory_natural, memory_splits, report
 from bench.figures import bottleneck_figures, method_parameters
 from bench.markdown import section, table
@@ -146,7 +148,16 @@ def test_a_section_measured_again_is_named_in_the_header_with_its_commit(tmp_pat
 
 
 def test_every_natural_speech_split_is_in_the_history_or_held_back_unread():
-    in_file = {item["split"] for item in memory_natural.load()}
+    lines = memory_natural.PATH.read_text(encoding="utf-8").splitlines()
+    in_file = {json.loads(line)["split"] for line in lines if line.strip()}
     assert in_file == set(memory_splits.NAMES) | set(memory_splits.HELD_BACK)
     assert not set(memory_splits.NAMES) & set(memory_splits.HELD_BACK)
     assert len(set(memory_splits.NAMES)) == len(memory_splits.NAMES)
+
+
+def test_a_held_back_split_is_read_by_no_evaluation(tmp_path):
+    path = tmp_path / "items.jsonl"
+    held, kept = memory_splits.HELD_BACK[0], memory_splits.NAMES[0]
+    path.write_text("".join(json.dumps({"split": sp, "type": "dedup"}) + "\n" for sp in (held, kept, held)),
+                    encoding="utf-8")
+    assert [it["split"] for it in memory_natural.load(path)] == [kept]
