@@ -20,6 +20,12 @@ from sidecar.memory.values import Values, value_kinds
     ("분당에 거주.", "ko", {"residence"}),
     ("수업은 화요일 저녁 7시.", "ko", {"weekday", "count"}),
     ("Has a golden retriever called Honey.", "en", set()),
+    # A label that begins other words is written whole: "tel" is not "telling", "cell" not
+    # "cellar"; Estonian "meil" alone is mostly "we have", so the label is "meili".
+    ("Keeps his wine in the cellar, telling everyone.", "en", set()),
+    ("New cell and new tel, same cellphone.", "en", {"phone"}),
+    ("Meil on koer, tulge meile.", "et", set()),
+    ("Uus meiliaadress tuleb homme.", "et", {"email"}),
 ])
 def test_the_kinds_a_text_states(text, lang, kinds):
     assert value_kinds(text, lang) == kinds

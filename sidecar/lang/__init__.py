@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Language, word_starts
+from .base import Language, as_written, word_starts
 
 # One line per language module. Order is the order the languages are listed in.
 _CODES = (
@@ -47,4 +47,4 @@ def find(code: str | None) -> Language | None:
     return _BY_CODE.get(code)
 
 
-__all__ = ["ENGLISH", "LANGS", "Language", "find", "get", "word_starts"]
+__all__ = ["ENGLISH", "LANGS", "Language", "as_written", "find", "get", "word_starts"]

@@ -48,6 +48,12 @@ def frozen(mapping: Mapping) -> Mapping:
 WHOLE = "$"  # after a list item: the item stands as a whole word, not as a stem
 
 
+def as_written(item: str) -> str:
+    """A list item as its word is written, without the whole-word mark: for the readers
+    that compare whole words anyway (a value's label)."""
+    return item[:-len(WHOLE)] if item.endswith(WHOLE) else item
+
+
 def word_starts(items: tuple[str, ...]) -> re.Pattern[str]:
     """A case-insensitive pattern for any of `items` (plain text, escaped here) at the
     start of a word, longest first, so that a stem takes its endings ("продал" finds

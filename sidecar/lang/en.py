@@ -76,7 +76,7 @@ LANGUAGE = Language(
     verbal_noun_lookalikes=(),
     word_endings=(),
     contact_labels=frozen({
-        "phone": words("phone telephone tel mobile cell number landline"),
+        "phone": words("phone telephone tel$ mobile cell$ cellphone number landline"),  # not "telling", "cellar"
         "email": words("email e-mail mail address inbox"),
         "url": words("website site web page homepage url"),
         "name": words("name named called surname"),

@@ -71,7 +71,7 @@ LANGUAGE = Language(
     word_endings=(),
     contact_labels=frozen({
         "phone": words("telefon telefoni number numbri mobiil mobiili"),
-        "email": words("e-post e-posti meil aadress"),
+        "email": words("e-post e-posti meili aadress"),  # "meil" alone is mostly "we have", "meile" "to us"
         "url": words("koduleht kodulehe veebileht veebilehe"),
         "name": words("nimi nime nimega perekonnanimi"),
     }),

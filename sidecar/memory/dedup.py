@@ -146,7 +146,7 @@ def _lists(lang: str) -> _Lists:
     change = languages.word_starts(own.change_cues)
     # Label words with an ending of up to three letters ("llamado", "names"), not by their first
     # letters alone: "perearst" (family doctor) begins like "perekonnanimi" (surname).
-    labels = tuple(_fold(w) for w in own.contact_labels.get("name", ()))
+    labels = tuple(_fold(languages.as_written(w)) for w in own.contact_labels.get("name", ()))
     before_name = r"\w*[\s,:«\"'“„(–—-]+"
     nouns = _VerbalNouns(own.verbal_noun_endings, own.verbal_noun_links,
                          frozenset(content_terms(" ".join(own.verbal_noun_lookalikes), lang)))

@@ -39,7 +39,8 @@ KO_UNITS = frozenset(_KO.counters + _KO.number_units)
 
 # The label of a stated value ("phone", "número", "번호") is exempt whatever the
 # language of the fact: customers mix them ("my e-mail", "mi email").
-_LABELS = {kind: " ".join(w for lg in languages.LANGS for w in lg.contact_labels.get(kind, ()))
+_LABELS = {kind: " ".join(languages.as_written(w) for lg in languages.LANGS
+                         for w in lg.contact_labels.get(kind, ()))
            for kind in dict.fromkeys(k for lg in languages.LANGS for k in lg.contact_labels)}
 
 
