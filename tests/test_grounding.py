@@ -89,7 +89,8 @@ def test_a_domain_taken_from_an_email_is_not_the_customers_website():
     ("ru", "Заезжаем в пятницу, уезжаем в воскресенье.", "Заезжает в субботу, уезжает в воскресенье.", "date"),
     ("es", "El presupuesto es de 1.200 € al mes.", "El presupuesto es de 2.100 € al mes.", "number"),
     ("et", "Vajame 6 tuba kaheks ööks.", "Vajab 6 tuba kolmeks ööks.", "number"),
-    ("ko", "보험은 매년 6월 3일에 갱신돼요.", "보험은 매년 7월 3일에 갱신됨.", "number"),
+    ("ko", "보험은 매년 6월 3일에 갱신돼요.", "보험은 매년 7월 3일에 갱신됨.", "date"),
+    ("ko", "보험 갱신까지 3개월 남았어요.", "보험 갱신은 3월.", "date"),  # three months is no March
     ("en", "We're a vegan bakery.", "Runs a vegetarian bakery.", "content"),
 ])
 def test_changed_details_are_rejected(lang, said, fact, reason):
@@ -180,6 +181,7 @@ def test_korean_stem_must_still_be_the_customers():
     ("en", "We've got four vans.", "Has 4 vans."),
     ("en", "We process around £20k a month.", "Processes around £20,000 a month."),
     ("ko", "예산은 120만 원이에요.", "예산은 1,200,000원."),
+    ("ko", "보험 갱신이 삼월이에요.", "보험 갱신은 3월."),
     ("ru", "Оборот примерно 2 млн рублей в месяц.", "Оборот около 2 000 000 рублей в месяц."),
     ("en", "The renewal is due on 14.05.2025.", "Renewal is due on 14 May 2025."),
     ("et", "Minu number on +372 5550 1234.", "Telefon 5550 1234."),

@@ -20,7 +20,7 @@ _NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_loo
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
-                              "number_connectors", "months", "month_prefixes", "weekdays", "weekday_prefixes",
+                              "number_connectors", "month_prefixes", "weekdays", "weekday_prefixes",
                               "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
     "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "month_prefixes",
                                               "weekday_prefixes", "fold_accents", "keep_whole"},

@@ -19,6 +19,9 @@ from sidecar.memory.values import Values, value_kinds
     ("Elab Lasnamäel.", "et", {"residence"}),
     ("분당에 거주.", "ko", {"residence"}),
     ("수업은 화요일 저녁 7시.", "ko", {"weekday", "count"}),
+    ("보험은 3월에 갱신.", "ko", {"month"}),
+    ("보험은 삼월에 갱신.", "ko", {"month"}),
+    ("보험 갱신까지 3개월.", "ko", {"count"}),
     ("Has a golden retriever called Honey.", "en", set()),
     # A label that begins other words is written whole: "tel" is not "telling", "cell" not
     # "cellar"; Estonian "meil" alone is mostly "we have", so the label is "meili".

@@ -96,9 +96,11 @@ LANGUAGE = Language(
         팀 줄 판 송이 상자 봉지 켤레 쌍 평 퍼센트 프로 년식 인분
     """),
     number_units=words("세 월 일 인 만 천 백 억 원 kg 킬로"),
-    # Months and weekdays are written "5월" and "금요일": a number or a day syllable
-    # before a suffix, read by patterns in sidecar.memory.values, not listed here.
-    months=frozen({}),
+    # Months are mostly written "5월" and weekdays "금요일": a number or a day syllable
+    # before a suffix, read by patterns in sidecar.memory.values. A month written out in
+    # Sino-Korean numerals is a word of its own (June and October drop a sound).
+    months=frozen({"일월": 1, "이월": 2, "삼월": 3, "사월": 4, "오월": 5, "유월": 6, "칠월": 7, "팔월": 8,
+                   "구월": 9, "시월": 10, "십일월": 11, "십이월": 12}),
     month_prefixes=(),
     weekdays=frozen({}),
     weekday_prefixes=(),

@@ -116,7 +116,8 @@ def _number_alternatives(s: str) -> tuple[list[frozenset[str]], set[str]]:
 
 # --------------------------------------------------------------------------- months, weekdays, currency
 
-_KO_MONTH = re.compile(r"(\d{1,2})\s?월")
+# After a number, with the rest of its word ("3월에"): "3월" is March, not a count of 3.
+_KO_MONTH = re.compile(r"\s?월(?!요일)[\uac00-\ud7a3]*")
 _KO_WEEKDAY = re.compile(r"([월화수목금토일])요일")
 
 _CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "₽": "RUB", "₩": "KRW", "¥": "JPY"}
@@ -202,6 +203,12 @@ class Values:
             self.phones.append(digits)
             text = self._blank(text, m.start(), m.end())
         for m in list(_NUM.finditer(text)):
+            month = _KO_MONTH.match(text, m.end()) if lang == "ko" and m.group().isdigit() else None
+            if month and 1 <= int(m.group()) <= 12:
+                self.numbers.append((text[m.start():month.end()], [frozenset([f"M{int(m.group())}"])]))
+                self.atoms.add(f"M{int(m.group())}")
+                text = self._blank(text, m.start(), month.end())
+                continue
             alts, atoms = _number_alternatives(m.group())
             end = m.end()
             mm = _MULTIPLIER.match(text, end)
@@ -221,8 +228,6 @@ class Values:
             self.numbers.append((m.group(), alts))
             self.atoms |= atoms
             text = self._blank(text, m.start(), end)
-        for m in _KO_MONTH.finditer(text if lang == "ko" else ""):
-            self.atoms.add(f"M{int(m.group(1))}")
         if lang == "ko":
             for m in list(_KO_COUNTED.finditer(text)):
                 v = _KO_PRENOMINAL[m.group(1)]
@@ -295,6 +300,8 @@ class Values:
             if lang == "en":
                 if w[0].isupper() or not fact:  # in a fact, lowercase "may"/"march" are verbs
                     month = months.get(lw)
+            elif lang == "ko":  # "삼월에": the month before its particle
+                month = next((months[c] for c in ko_candidates(lw) if c in months), None)
             else:
                 month = months.get(own.key(lw))
                 if month is None:
