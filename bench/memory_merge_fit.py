@@ -156,7 +156,7 @@ def markdown(r: dict) -> str:
              f"hidden layer ({HIDDEN} units) reads the two memory vectors (u − v, |u − v|, u ⊙ v) and the rule's signals, "
              "and merges a pair the rule keeps apart when its score reaches the threshold, within code's limits "
              f"(`merge_model.may_merge`: up to {REACH}, never a member of the family with the customer, two lines of "
-             "one kind of contact nor the two sides of one contrast, a fact saying it changed only with one it speaks of, never a fact saying all "
+             "one kind of contact nor the two sides of one contrast or two things told apart by their numbers, a fact saying it changed only with one it speaks of, never a fact saying all "
              "the other says and two things or values more). Below, each split is "
              "decided by a model not fitted on it, at a threshold chosen on the other splits' such scores; the "
              f"threshold shipped ({r['threshold']:.3f}) is the lowest at which, over all of them, the judge merges "

@@ -464,3 +464,20 @@ def test_words_that_only_begin_like_a_list_word_are_not_read_as_it():
     for fact, lang in (("Новый телефон: +7 383 123-45-67.", "ru"), ("New number: 0191 496 0000.", "en"),
                        ("Uus telefon: 5123 4567.", "et")):
         assert slots(fact, lang).changes, fact
+
+
+def test_two_things_told_apart_by_their_numbers_stay_two_unless_the_new_one_says_it_moved():
+    assert_decides("new", [
+        ("Filling on tooth 36.", "Filling on tooth 46.", 0.02, "en"),
+        ("Зуб 36 запломбирован.", "Зуб 46 запломбирован.", 0.02, "ru"),
+        ("Пломба на 26-м зубе.", "Пломба на 27-м зубе.", 0.02, "ru"),
+        ("El pedido 58812 llegó roto.", "El pedido 58813 llegó roto.", 0.02, "es"),
+        ("Tellimus nr 4512 saabus katkisena.", "Tellimus nr 4518 saabus katkisena.", 0.02, "et"),
+        ("창고 A-12호 사용.", "창고 B-03호 사용.", 0.02, "ko"),
+    ])
+    # A number before a plain word is a count, and a range is no number of a thing.
+    assert slots("Külalistemajas on 8 tuba.", "et").numbered == frozenset()
+    assert slots("Broneeris toa 12.–14. juuliks.", "et").numbered == frozenset()
+    assert slots("Ordered 3 loaves.", "en").numbered == frozenset()
+    assert slots("36번 치아 신경치료.", "ko").numbered == {"36"}
+    assert decide("Дочку перевели в садик № 112.", "Дочь ходит в детский сад № 45.", 0.05, "ru", BANDS) == "updates"

@@ -216,6 +216,10 @@ LANGUAGE = Language(
         retraso demora
         sueldo salario
     """),
+    numbered_things=words("""
+        diente$ muela$ pieza$ habitación$ habitacion$ pedido$ mesa$ asiento$ taquilla$ box$ factura$ plaza$
+        parcela$ trastero$ modelo$ nº n.º núm. #
+    """),
     animals=words("""
         perr perrit cachorr gat gatit conej hámster hamster loro lora periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua

@@ -210,6 +210,10 @@ LANGUAGE = Language(
         koristus koristamine
         varem varasemalt
     """),
+    numbered_things=words("""
+        nr hammas$ hamba$ tuba$ toa$ tellimus$ tellimuse$ laud$ laua$ kapp$ kapi$ korter$ korteri$ boks$ boksi$
+        koht$ koha$ arve$ kabinet$ kabineti$ palat$ palati$
+    """),
     animals=words("""
         koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks$ taksi$ taksile taksiga taksikoer labrador retriiver

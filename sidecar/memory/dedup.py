@@ -70,7 +70,9 @@ collected at 3 pm." / "Finn's pick-up time is 4:30 now.").
 Two facts naming the two sides of one contrast, each one only ("upper" / "lower",
 "left" / "right", "старший" / "младший", "padre" / "madre"; the language's
 `contrasts`), are two things at any distance ("Коронка на верхнем правом клыке." /
-"… на нижнем …", 0.011 apart), unless the new one says it changed. Nor does a phone or
+"… на нижнем …", 0.011 apart), unless the new one says it changed; so are two things of
+one kind told apart by their numbers ("Filling on tooth 36." / "… tooth 46.", "Tellimus
+nr 4512" / "nr 4513": the language's `numbered_things`). Nor does a phone or
 an e-mail labelled as another line than the stored one's ("Work phone: …" / "Personal
 mobile: …", "Work mobile …" / "Personal mobile …": each with a word the other lacks,
 the language's `contact_owners`): a customer may have both, and the judge may not merge
@@ -130,9 +132,25 @@ class _Lists(NamedTuple):
     whose: re.Pattern[str] | None  # a word for an animal or a relative, and what ends it before a name
     kin: re.Pattern[str] | None  # a word for a relative, and what ends it before a name
     owners: re.Pattern[str] | None  # words saying whose or which line a contact is
+    numbered: re.Pattern[str] | None  # a number saying which thing: "Room 204", "26-го зуба"
     contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
     verbal_nouns: _VerbalNouns
     synonyms: Mapping[str, str]  # a synonym's stem -> its group's first word's
+
+
+# The number itself: not one of a range or a date written in digits ("toa 12.–14. juuliks").
+_NUMBER = r"([a-z]?-?\d+)(?![\d.,/:–-]*\d)"
+
+
+def _numbered(items: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A number right after a word of `items`, or right before one, marked as an ordinal
+    ("26-го", "36.", "36번") or written onto it ("204호"): the language's numbered_things."""
+    if not items:
+        return None
+    after = languages.word_starts(items).pattern + r"\w*\s*[:#№]?\s*" + _NUMBER
+    written = "|".join(re.escape(languages.as_written(w)) for w in sorted(items, key=len, reverse=True))
+    before = r"(?<![\w-])([a-z]?-?\d+)(?:(?:-[^\W\d]{1,3}|\.|번)\s*|(?=[^\W\d]))(?:" + written + ")"
+    return re.compile(after + "|" + before, re.IGNORECASE)
 
 
 @lru_cache(maxsize=64)
@@ -141,7 +159,7 @@ def _lists(lang: str) -> _Lists:
     and no change cues."""
     own = languages.find(lang)
     if own is None:
-        return _Lists(frozenset(), (), None, (), None, None, None, None, None, (),
+        return _Lists(frozenset(), (), None, (), None, None, None, None, None, None, (),
                       _VerbalNouns((), (), frozenset()), {})
     change = languages.word_starts(own.change_cues)
     # Label words with an ending of up to three letters ("llamado", "names"), not by their first
@@ -155,7 +173,7 @@ def _lists(lang: str) -> _Lists:
     return _Lists(frozenset(own.keep_whole), own.value_labels, change, labels,
                   languages.word_starts(own.new_words), relatives,
                   re.compile(whose, re.IGNORECASE), re.compile(relatives.pattern + before_name, re.IGNORECASE),
-                  languages.word_starts(own.contact_owners),
+                  languages.word_starts(own.contact_owners), _numbered(own.numbered_things),
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts),
                   nouns,
                   _synonyms(own.synonyms, lang, nouns))
@@ -284,6 +302,7 @@ class Slots:
     owners: frozenset[str]  # for a contact, the words saying whose or which line it is ("work", "mobile")
     sides: frozenset[tuple[int, bool]]  # (contrast, which side) for each contrast it names one side of
     side_cue: bool  # its only change cue is a side it names ("Left knee …": "left" as in "left the gym")
+    numbered: frozenset[str] = frozenset()  # the numbers saying which thing it is ("36" of "tooth 36")
 
 
 @lru_cache(maxsize=1024)
@@ -325,8 +344,10 @@ def slots(text: str, lang: str) -> Slots:
         for i, one in sides:
             rest_of_it = lists.contrasts[i][0 if one else 1].sub(" ", rest_of_it)
         side_cue = not change.search(rest_of_it) and not called_new
+    numbered = frozenset(_fold(m.group(1) or m.group(2)) for m in lists.numbered.finditer(text)) \
+        if lists.numbered else frozenset()
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, kin,
-                 owned, sides, side_cue)
+                 owned, sides, side_cue, numbered)
 
 
 def _apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
@@ -372,11 +393,14 @@ def opposed(new: Slots, old: Slots) -> bool:
 
 def never_same(a: Slots, b: Slots) -> bool:
     """Two things whatever else they share, for the rule and the judge alike: the two sides
-    of one contrast, or a member of the family and the customer (unless the one names the
-    other's relative by the name it gives them: "Son Leo is in Year 4." / "Leo has started
-    Year 5.")."""
+    of one contrast, two things of one kind told apart by their numbers ("Room 204" /
+    "Room 310", unless the new fact says it changed), or a member of the family and the
+    customer (unless the one names the other's relative by the name it gives them: "Son Leo
+    is in Year 4." / "Leo has started Year 5.")."""
     if opposed(a, b):
         return True
+    if a.numbered and b.numbered and not a.numbered & b.numbered and not a.changes:
+        return True  # two numbered things ("tooth 36" / "tooth 46"), unless the new one says it moved
     if a.relative == b.relative:
         return False
     family, other = (a, b) if a.relative else (b, a)
