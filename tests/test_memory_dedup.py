@@ -481,3 +481,12 @@ def test_two_things_told_apart_by_their_numbers_stay_two_unless_the_new_one_says
     assert slots("Ordered 3 loaves.", "en").numbered == frozenset()
     assert slots("36번 치아 신경치료.", "ko").numbered == {"36"}
     assert decide("Дочку перевели в садик № 112.", "Дочь ходит в детский сад № 45.", 0.05, "ru", BANDS) == "updates"
+
+
+def test_a_word_for_every_names_no_thing_in_any_language():
+    # "every" and "cada" were function words; Estonian "iga" and Russian "каждый" are too.
+    assert_decides("restates", [
+        ("Tellib igal reedel kaks rukkileiba.", "Tellib reedeti kaks rukkileiba.", 0.1, "et"),
+        ("Каждую пятницу заказывает два батона.", "Заказывает два батона по пятницам.", 0.1, "ru"),
+        ("Orders two loaves every Friday.", "Orders two loaves on Fridays.", 0.1, "en"),
+    ])

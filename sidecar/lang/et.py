@@ -59,7 +59,7 @@ LANGUAGE = Language(
         elukutse elukutselt amet ametilt ametis pere peres perekond perekonnas
     """),
     function_words=words("""
-        oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik sest
+        oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik iga sest
         kuna et siis pole polnud mitte ilma ega ära ärge ärgu
     """),
     # Snowball's Estonian stemmer brings the inflected forms to one stem.

@@ -54,7 +54,7 @@ LANGUAGE = Language(
     """),
     function_words=words("""
         при под над про его это всё все всех весь вся уже ещё еще лишь чтобы потому поэтому так
-        как только нет никогда ничего нельзя
+        как только нет никогда ничего нельзя каждый
     """),
     # Snowball's Russian stemmer brings the inflected forms to one stem.
     irregular_forms=frozen({}),
