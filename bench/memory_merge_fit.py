@@ -2,6 +2,7 @@
 
     python -m bench.memory_merge_fit            # prints the figures
     python -m bench.memory_merge_fit --write    # and writes the weights and the section in bench/RESULTS.md
+    python -m bench.memory_merge_fit --more-data  # would fitting on the judge-blind splits too help?
 
 Rows, from bench/memory_natural.jsonl's fitting splits (every split but memory_natural.JUDGE_BLIND):
 - each dedup pair (old, new): to merge for a paraphrase or a changed value, to keep apart
@@ -148,6 +149,38 @@ def run() -> dict:
             "judge": judge}
 
 
+FOLDS = 8
+KEEP_APART = (0.96, 0.955, 0.95)  # the share of the judge-blind splits' look-alikes kept apart, to compare at
+
+
+def more_data() -> str:
+    """Would the judge do better fitted on the judge-blind splits too? Every split but the
+    held-back ones is scored by a model fitted on the other folds of FOLDS (the splits dealt
+    out at random), once with every other split and once with the other folds' fitting splits
+    alone; the judge-blind splits' pairs are then read at the threshold keeping each share of
+    KEEP_APART of their look-alikes apart, so the two fits compare at one operating point."""
+    items = load()
+    x, rel, split, allowed, _ = rows(items, MemorySettings())
+    rule, blind = x[:, -1] > 0.5, np.isin(split, BLIND)
+    order = np.random.RandomState(0).permutation(len(SPLITS))
+    folds = [[SPLITS[i] for i in order[k::FOLDS]] for k in range(FOLDS)]
+    lines = ["| fitted on | look-alikes kept apart | paraphrases merged | changed values replaced "
+             "| own memories kept apart |", "|---|---:|---:|---:|---:|"]
+    for name, with_blind in (("the fitting splits", False), ("every split", True)):
+        score = np.zeros(len(rel))
+        for fold in folds:
+            test = np.isin(split, fold)
+            train = ~test if with_blind else ~test & ~blind
+            score[test] = _fit(x[train], rel[train]).predict_proba(x[test])[:, 1] * allowed[test]
+        look_alikes = blind & (rel == "different_thing")
+        for keep in KEEP_APART:
+            t = next((t for t in THRESHOLDS if not (rule | (score >= t))[look_alikes].mean() > 1 - keep), 1.0)
+            r = rates((rule | (score >= t))[blind], rel[blind])
+            lines.append(f"| {name} | {r['different_thing'][0]:.3f} | {r['paraphrase'][0]:.3f} | "
+                         f"{r['changed_value'][0]:.3f} | {r['own'][0]:.4f} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(r: dict) -> str:
     cell = lambda rates_, k: f"{rates_[k][0]:.3f} ({rates_[k][1]})"  # noqa: E731
     lines = [HEADING, "",
@@ -176,7 +209,13 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.memory_merge_fit")
     p.add_argument("--write", action="store_true",
                    help="write sidecar/memory/merge_model.npz and replace the section in bench/RESULTS.md")
+    p.add_argument("--more-data", action="store_true",
+                   help="compare a judge fitted on the fitting splits with one fitted on every split, on the "
+                        "judge-blind splits")
     args = p.parse_args(argv)
+    if args.more_data:
+        print(more_data())
+        return
     r = run()
     if args.write:
         r["judge"].save()
