@@ -18,9 +18,9 @@ that looks alike counted DIFFERENT_WEIGHT times: they are the few rows that are 
 keep apart (the pairs of one customer's memories are many and mostly easy), and a
 wrong merge deletes a true fact.
 
-Each fitting split is scored by a model fitted on the others, and pairs code's limits
-keep apart (merge_model.may_merge) never merge, whatever their score. The threshold is the
-lowest at which, over those scores, the judge merges at most 2% of the different things
+Each fitting split is scored by a model fitted on the other folds (the fitting splits dealt
+out at random into FOLDS folds), and pairs code's limits keep apart (merge_model.may_merge)
+never merge, whatever their score. The threshold is the lowest at which, over those scores, the judge merges at most 2% of the different things
 the rule keeps apart, and the rule or the judge together keep 0.998 of one customer's
 memories apart; the weights written are fitted on every fitting split. The judge's budget
 is its own: a budget shared with the rule (the two together keeping 0.95 apart) grows
@@ -30,8 +30,9 @@ sidecar (merge_model.MergeJudge).
 
 `--write` replaces the shipped weights. A refit moves a split's figures by several pairs
 from its data and seed alone, so a new judge is kept only when it does better on the
-splits it was never fitted on (JUDGE_BLIND); the shipped file is the one `--write` wrote at
-commit 3dc7a55 (bench/RESULTS.md, *Memory: dedup's learned judge*).
+splits it was never fitted on (JUDGE_BLIND, or `--more-data`'s comparison); the shipped file
+is the one `--write` wrote on every split while fresh33 and fresh34 were held back
+(bench/RESULTS.md, *Memory: dedup's learned judge*).
 """
 from __future__ import annotations
 
@@ -92,6 +93,15 @@ def rows(items: list[dict], settings: MemorySettings) -> tuple[np.ndarray, np.nd
     return np.array(x, dtype=np.float32), np.array(rel), np.array(split), np.array(allowed), rows_of
 
 
+FOLDS = 8
+
+
+def _folds(splits: list[str]) -> list[list[str]]:
+    """The splits dealt out at random into FOLDS folds, each scored by a model fitted on the others."""
+    order = np.random.RandomState(0).permutation(len(splits))
+    return [[splits[i] for i in order[k::FOLDS]] for k in range(FOLDS)]
+
+
 def _fit(x: np.ndarray, rel: np.ndarray):
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
@@ -136,12 +146,12 @@ def run() -> dict:
     rule = x[:, -1] > 0.5  # the rule's own decision is the last signal
     fitted = [sp for sp in SPLITS if sp not in BLIND]
     score = np.zeros(len(rel))  # 0 where code's limits keep the pair apart whatever the score
-    for sp in fitted:  # each split scored by a model not fitted on it
-        test = split == sp
+    for fold in _folds(fitted):  # each split scored by a model not fitted on it
+        test = np.isin(split, fold)
         score[test] = _fit(x[~test], rel[~test]).predict_proba(x[test])[:, 1] * allowed[test]
     unseen = np.zeros(len(rel), dtype=bool)  # and decided at a threshold chosen on the others
-    for sp in fitted:
-        test = split == sp
+    for fold in _folds(fitted):
+        test = np.isin(split, fold)
         unseen[test] = rule[test] | (score[test] >= threshold(score[~test], rule[~test], rel[~test]))
     t = threshold(score, rule, rel)
     judge = judge_of(_fit(x, rel), t, rows_of)
@@ -149,7 +159,6 @@ def run() -> dict:
             "judge": judge}
 
 
-FOLDS = 8
 KEEP_APART = (0.96, 0.955, 0.95)  # the share of the judge-blind splits' look-alikes kept apart, to compare at
 
 
@@ -162,8 +171,7 @@ def more_data() -> str:
     items = load()
     x, rel, split, allowed, _ = rows(items, MemorySettings())
     rule, blind = x[:, -1] > 0.5, np.isin(split, BLIND)
-    order = np.random.RandomState(0).permutation(len(SPLITS))
-    folds = [[SPLITS[i] for i in order[k::FOLDS]] for k in range(FOLDS)]
+    folds = _folds(list(SPLITS))
     lines = ["| fitted on | look-alikes kept apart | paraphrases merged | changed values replaced "
              "| own memories kept apart |", "|---|---:|---:|---:|---:|"]
     for name, with_blind in (("the fitting splits", False), ("every split", True)):
@@ -185,13 +193,15 @@ def markdown(r: dict) -> str:
     cell = lambda rates_, k: f"{rates_[k][0]:.3f} ({rates_[k][1]})"  # noqa: E731
     lines = [HEADING, "",
              "sidecar/memory/merge_model.npz, fitted by `python -m bench.memory_merge_fit --write` on "
-             f"bench/memory_natural.jsonl's splits but {', '.join(BLIND)} ({r['splits']} splits): a network of one "
+             "bench/memory_natural.jsonl's splits" + (f" but {', '.join(BLIND)}" if BLIND else ", every one of "
+                                                       "`memory_splits.HISTORY`") +
+             f" ({r['splits']} splits; a split held back unread is read by no fit): a network of one "
              f"hidden layer ({HIDDEN} units) reads the two memory vectors (u − v, |u − v|, u ⊙ v) and the rule's signals, "
              "and merges a pair the rule keeps apart when its score reaches the threshold, within code's limits "
              f"(`merge_model.may_merge`: up to {REACH}, never a member of the family with the customer, two lines of "
              "one kind of contact nor the two sides of one contrast or two things told apart by their numbers, a fact saying it changed only with one it speaks of, never a fact saying all "
              "the other says and two things or values more). Below, each split is "
-             "decided by a model not fitted on it, at a threshold chosen on the other splits' such scores; the "
+             f"decided by a model not fitted on it (one of {FOLDS}, each fitted on the splits of the other folds), at a threshold chosen on the other splits' such scores; the "
              f"threshold shipped ({r['threshold']:.3f}) is the lowest at which, over all of them, the judge merges "
              f"at most {1 - KEEP_DIFFERENT:.0%} of the different things the rule keeps apart, and the two together "
              f"keep ≥ {KEEP_OWN} of one customer's memories (within {REACH}) apart.", "",

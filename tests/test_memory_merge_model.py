@@ -18,7 +18,7 @@ BANDS = MemorySettings().dedup_bands()
 PARAPHRASES = [("Likes to come in in the mornings.", "Prefers morning appointments.", "en"),
                ("Изучает немецкий, так как планирует переехать в Германию.", "Учит немецкий для переезда в Германию.",
                 "ru"),
-               ("Ostab küttepuud alati sügiseti.", "Tellib igal sügisel küttepuid.", "et"),
+               ("Talle sobib kõige paremini meili teel suhelda.", "Eelistab suhtlust e-posti teel.", "et"),
                ("Los pedidos le llegan cada lunes.", "Recibe los pedidos los lunes.", "es"),
                ("연락은 카톡이 편하다고 함.", "카카오톡으로 연락받는 것을 선호함.", "ko")]
 LOOK_ALIKES = [("Has a storage unit, No. 87.", "Has a storage unit, No. 214.", "en"),
