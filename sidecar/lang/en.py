@@ -141,6 +141,8 @@ LANGUAGE = Language(
         "stop the", "stop my", "stop our",
         # A worry or a plan that came to nothing: "the reaction was a false alarm", "the move fell through".
         "false alarm", "fallen through", "fell through", "called off",
+        # A condition that healed ends what was stored about it: "the knee has healed", "she's fully recovered".
+        "healed", "recovered",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",

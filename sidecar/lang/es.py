@@ -118,6 +118,8 @@ LANGUAGE = Language(
         "he regalado", "hemos regalado", "lo regalé", "la regalé",
         # A pet's death said as a farewell: "tuvimos que despedirnos de nuestro bóxer".
         "despedirnos de", "nos despedimos de", "despedirme de", "me despedí de",
+        # A condition that healed: "ya se ha curado", "se recuperó del todo".
+        "se ha curado", "se curó", "está curado", "está curada", "se ha recuperado", "se recuperó",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Entrena a las 7:00, antes de trabajar.", "Quiere té en vez de café."), so they are no change cues.
         "en vez de", "antes", "en lugar de", "al final",

@@ -119,6 +119,8 @@ LANGUAGE = Language(
         "kinkisin", "kinkisime",
         # "reedestest leibadest loobun", "reedesed leivad palun lõpetage": what the customer gives up.
         "loobu", "lõpeta",
+        # A condition that healed: "põlv on paranenud", "sai terveks".
+        "paranes", "paranenud", "terveks",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",

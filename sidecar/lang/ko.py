@@ -131,6 +131,8 @@ LANGUAGE = Language(
         "끊",
         # "그건 지우셔도 되구요": 지우다 in its polite forms (not "지우" alone, a given name).
         "지우셔", "지우세요", "지우시",
+        # 다 나은 것: "무릎 다 나았어요", "완치됐어요".
+        "나았", "완치", "회복했", "회복됐",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("어머니 당뇨약도 대신 받아 감.", "예전에 은행에서 일했다."), so they are no change cues.
         "대신", "예전", "전에는",

@@ -122,6 +122,8 @@ LANGUAGE = Language(
         "подрос", "продлён", "продлен",
         # A thing thrown out, a couple parted: "водонагреватель мы выкинули", "мы с Андреем разошлись".
         "выкинул", "выбросил", "разошлись", "развелись", "развёлся", "развелся", "развелась",
+        # A condition that healed: "всё зажило", "кот выздоровел".
+        "зажил", "выздоровел",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Приводит животных вместо неё.", "Раньше работал в банке."), so they are no change cues.
         "вместо", "раньше",
