@@ -237,7 +237,7 @@ class Language:
     """Words for a thing told apart by its number ("tooth", "room", "order", "№"), found at
     the start of a word: a number right after one ("Room 204", "Зуб 36", "tellimus nr
     4512"), or right before one when marked as an ordinal or written onto it ("26-го зуба",
-    "36. hammas", "36번 치아", "204호"), says which thing the fact is about: "Filling on
+    "36. hammas", "204호", "36번 치아"), says which thing the fact is about: "Filling on
     tooth 36." / "Filling on tooth 46." are two teeth, not one value changed. A plain
     number before a word is a count ("8 tuba", eight rooms) and is not read so."""
     animals: tuple[str, ...]

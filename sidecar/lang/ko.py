@@ -227,7 +227,8 @@ LANGUAGE = Language(
         살다 거주하다
         세입자 임차인
     """),
-    numbered_things=words("호$ 호실$ 호점$ 치아$"),  # the number comes first: "204호", "36번 치아"
+    # The number comes first, written onto the word: "204호", "36번 치아".
+    numbered_things=("호$", "호실$", "호점$", "번 치아", "번치아"),
     animals=words("""
         강아지 고양이 반려견 반려묘 토끼 햄스터 앵무새 거북이 말티즈 푸들 비숑 진돗개 시바
         리트리버 닥스훈트 포메라니안 웰시코기 치와와 페르시안

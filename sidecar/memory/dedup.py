@@ -144,12 +144,12 @@ _NUMBER = r"([a-z]?-?\d+)(?![\d.,/:–-]*\d)"
 
 def _numbered(items: tuple[str, ...]) -> re.Pattern[str] | None:
     """A number right after a word of `items`, or right before one, marked as an ordinal
-    ("26-го", "36.", "36번") or written onto it ("204호"): the language's numbered_things."""
+    ("26-го", "36.") or written onto it ("204호", "36번 치아"): the language's numbered_things."""
     if not items:
         return None
     after = languages.word_starts(items).pattern + r"\w*\s*[:#№]?\s*" + _NUMBER
     written = "|".join(re.escape(languages.as_written(w)) for w in sorted(items, key=len, reverse=True))
-    before = r"(?<![\w-])([a-z]?-?\d+)(?:(?:-[^\W\d]{1,3}|\.|번)\s*|(?=[^\W\d]))(?:" + written + ")"
+    before = r"(?<![\w-])([a-z]?-?\d+)(?:(?:-[^\W\d]{1,3}|\.)\s*|(?=[^\W\d]))(?:" + written + ")"
     return re.compile(after + "|" + before, re.IGNORECASE)
 
 
