@@ -20,9 +20,9 @@ wrong merge deletes a true fact.
 
 Each fitting split is scored by a model fitted on the other folds (the fitting splits dealt
 out at random into FOLDS folds), and pairs code's limits keep apart (merge_model.may_merge)
-never merge, whatever their score. The threshold is the lowest at which, over those scores, the judge merges at most 2% of the different things
-the rule keeps apart, and the rule or the judge together keep 0.998 of one customer's
-memories apart; the weights written are fitted on every fitting split. The judge's budget
+never merge, whatever their score. The threshold is the lowest at which, over those scores,
+the judge merges at most 2% of the different things the rule keeps apart, and the rule or
+the judge together keep 0.998 of one customer's memories apart; the weights written are fitted on every fitting split. The judge's budget
 is its own: a budget shared with the rule (the two together keeping 0.95 apart) grows
 whenever the rule merges fewer look-alikes, and the judge then spends it on pairs it never
 saw (bench/RESULTS.md, split history). Only the product's numpy forward pass runs in the
@@ -145,13 +145,12 @@ def run() -> dict:
     x, rel, split, allowed, rows_of = rows(items, MemorySettings())
     rule = x[:, -1] > 0.5  # the rule's own decision is the last signal
     fitted = [sp for sp in SPLITS if sp not in BLIND]
+    folds = [np.isin(split, fold) for fold in _folds(fitted)]
     score = np.zeros(len(rel))  # 0 where code's limits keep the pair apart whatever the score
-    for fold in _folds(fitted):  # each split scored by a model not fitted on it
-        test = np.isin(split, fold)
+    for test in folds:  # each split scored by a model not fitted on it
         score[test] = _fit(x[~test], rel[~test]).predict_proba(x[test])[:, 1] * allowed[test]
     unseen = np.zeros(len(rel), dtype=bool)  # and decided at a threshold chosen on the others
-    for fold in _folds(fitted):
-        test = np.isin(split, fold)
+    for test in folds:
         unseen[test] = rule[test] | (score[test] >= threshold(score[~test], rule[~test], rel[~test]))
     t = threshold(score, rule, rel)
     judge = judge_of(_fit(x, rel), t, rows_of)
@@ -182,7 +181,7 @@ def more_data() -> str:
             score[test] = _fit(x[train], rel[train]).predict_proba(x[test])[:, 1] * allowed[test]
         look_alikes = blind & (rel == "different_thing")
         for keep in KEEP_APART:
-            t = next((t for t in THRESHOLDS if not (rule | (score >= t))[look_alikes].mean() > 1 - keep), 1.0)
+            t = next((t for t in THRESHOLDS if (rule | (score >= t))[look_alikes].mean() <= 1 - keep), 1.0)
             r = rates((rule | (score >= t))[blind], rel[blind])
             lines.append(f"| {name} | {r['different_thing'][0]:.3f} | {r['paraphrase'][0]:.3f} | "
                          f"{r['changed_value'][0]:.3f} | {r['own'][0]:.4f} |")
@@ -199,10 +198,11 @@ def markdown(r: dict) -> str:
              f"hidden layer ({HIDDEN} units) reads the two memory vectors (u − v, |u − v|, u ⊙ v) and the rule's signals, "
              "and merges a pair the rule keeps apart when its score reaches the threshold, within code's limits "
              f"(`merge_model.may_merge`: up to {REACH}, never a member of the family with the customer, two lines of "
-             "one kind of contact nor the two sides of one contrast or two things told apart by their numbers, a fact saying it changed only with one it speaks of, never a fact saying all "
-             "the other says and two things or values more). Below, each split is "
-             f"decided by a model not fitted on it (one of {FOLDS}, each fitted on the splits of the other folds), at a threshold chosen on the other splits' such scores; the "
-             f"threshold shipped ({r['threshold']:.3f}) is the lowest at which, over all of them, the judge merges "
+             "one kind of contact nor the two sides of one contrast or two things told apart by their numbers, "
+             "a fact saying it changed only with one it speaks of, never a fact saying all the other says and two "
+             f"things or values more). Below, each split is decided by a model not fitted on it (one of {FOLDS}, "
+             "each fitted on the splits of the other folds), at a threshold chosen on the other splits' such "
+             f"scores; the threshold shipped ({r['threshold']:.3f}) is the lowest at which, over all of them, the judge merges "
              f"at most {1 - KEEP_DIFFERENT:.0%} of the different things the rule keeps apart, and the two together "
              f"keep ≥ {KEEP_OWN} of one customer's memories (within {REACH}) apart.", "",
              "| dedup, code alone | paraphrases merged | changed values replaced | different things kept apart "
