@@ -125,11 +125,13 @@ HISTORY = (
     Split("fresh33", "a fresh33 split written the same way after fresh31 was scored and held back unread while the "
           "choices after fresh32 was scored were made and the judge was fitted on every split before it "
           "({counts}), scored blind once", judge_blind=True, repeats=9),
+    Split("fresh34", "a fresh34 split written the same way after fresh33 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=5),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh34", "fresh35")
+HELD_BACK = ("fresh35",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
