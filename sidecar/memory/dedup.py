@@ -511,12 +511,11 @@ def _more(x: tuple[str, ...], y: tuple[str, ...]) -> int:
 
 
 def says_more(a: Slots, b: Slots) -> bool:
-    """Whether one fact says all the other does and two things or values more: something
-    else about the same thing ("The bakery in Tartu has 3 employees." / "Runs a bakery in
-    Tartu."), which replacing would lose, however alike the two read."""
-    ab = _more(a.every, b.every) + len(a.values - b.values)
-    ba = _more(b.every, a.every) + len(b.values - a.values)
-    return min(ab, ba) == 0 and max(ab, ba) >= 2
+    """Whether fact `a` says all `b` does and two things or values more: something else
+    about the same thing ("The bakery in Tartu has 3 employees." / "Runs a bakery in
+    Tartu."), which putting `b` in its place would lose, however alike the two read."""
+    return _more(b.every, a.every) + len(b.values - a.values) == 0 and \
+        _more(a.every, b.every) + len(a.values - b.values) >= 2
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
     holds to be two things whatever else (dedup.never_same: a member of the family and the
     customer, the two sides of one contrast; dedup.two_lines: two lines of one kind of
     contact), a fact saying it changed only with one it
-    speaks of (dedup.speaks_of), never a fact that says more than the other
-    (dedup.says_more)."""
+    speaks of (dedup.speaks_of), never in place of a stored fact that says more
+    (dedup.says_more): the new fact replaces the old, so what only the old one says would
+    be lost; a new fact saying more loses nothing."""
     if distance > reach:
         return False
     a, b = dedup.pair(new, old, lang, synonyms=False)
@@ -83,7 +84,7 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
-    return not dedup.says_more(a, b)
+    return not dedup.says_more(b, a)
 
 
 @dataclass(frozen=True)
