@@ -265,3 +265,10 @@ def test_a_third_person_verb_is_the_verb_the_customer_used_not_a_plural_noun():
     _ok("Lives in Bristol.", "I live in Bristol.", "en")
     _ok("Leaves the bike with us on Fridays.", "I leave the bike with you on Fridays", "en")
     _rejected("Lives in Bristol.", "I work in Bristol.", "en", "content", "lives")
+
+
+def test_a_korean_year_written_with_two_digits_is_that_year():
+    _ok("차는 2019년식 아반떼.", "차는 19년식 아반떼예요.", "ko")
+    _ok("여권 유효기간은 2027년 8월까지.", "여권 유효기간이 27년 8월까지예요.", "ko")
+    _rejected("차는 2018년식 아반떼.", "차는 19년식 아반떼예요.", "ko", "number")
+    _rejected("빌라는 2030년에 지어짐.", "30년 된 빌라예요.", "ko", "number")  # thirty years old is no year

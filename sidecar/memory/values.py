@@ -119,6 +119,9 @@ def _number_alternatives(s: str) -> tuple[list[frozenset[str]], set[str]]:
 # After a number, with the rest of its word ("3월에"): "3월" is March, not a count of 3.
 _KO_MONTH = re.compile(r"\s?월(?!요일)[\uac00-\ud7a3]*")
 _KO_WEEKDAY = re.compile(r"([월화수목금토일])요일")
+# A year written with two digits: a model year ("19년식", "19년형") or a year before its month
+# ("27년 8월"); "30년 된" (thirty years old) stays a count.
+_KO_SHORT_YEAR = re.compile(r"\s?년\s?(?:식|형|\d{1,2}\s?월)")
 
 _CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "₽": "RUB", "₩": "KRW", "¥": "JPY"}
 _CURRENCY_WORD = re.compile(
@@ -208,6 +211,13 @@ class Values:
                 self.numbers.append((text[m.start():month.end()], [frozenset([f"M{int(m.group())}"])]))
                 self.atoms.add(f"M{int(m.group())}")
                 text = self._blank(text, m.start(), month.end())
+                continue
+            year = _KO_SHORT_YEAR.match(text, m.end()) if lang == "ko" and len(m.group()) == 2 else None
+            if year and m.group().isdigit():
+                full = str(int(m.group()) + (2000 if int(m.group()) < 50 else 1900))
+                self.numbers.append((m.group(), [frozenset([full])]))
+                self.atoms.add(full)
+                text = self._blank(text, m.start(), m.end())  # "년" left as in "2019년식"
                 continue
             alts, atoms = _number_alternatives(m.group())
             end = m.end()
