@@ -127,11 +127,13 @@ HISTORY = (
           "({counts}), scored blind once", judge_blind=True, repeats=9),
     Split("fresh34", "a fresh34 split written the same way after fresh33 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=5),
+    Split("fresh35", "a fresh35 split written the same way with fresh34 and held back unread while the choices "
+          "after fresh34 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=5),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh35", "fresh36")
+HELD_BACK = ("fresh36",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
