@@ -214,6 +214,7 @@ class Values:
                 continue
             year = _KO_SHORT_YEAR.match(text, m.end()) if lang == "ko" and len(m.group()) == 2 else None
             if year and m.group().isdigit():
+                # "98년식" is a car of 1998; no customer speaks of a model year fifty years ahead
                 full = str(int(m.group()) + (2000 if int(m.group()) < 50 else 1900))
                 self.numbers.append((m.group(), [frozenset([full])]))
                 self.atoms.add(full)
