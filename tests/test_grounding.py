@@ -272,3 +272,20 @@ def test_a_korean_year_written_with_two_digits_is_that_year():
     _ok("여권 유효기간은 2027년 8월까지.", "여권 유효기간이 27년 8월까지예요.", "ko")
     _rejected("차는 2018년식 아반떼.", "차는 19년식 아반떼예요.", "ko", "number")
     _rejected("빌라는 2030년에 지어짐.", "30년 된 빌라예요.", "ko", "number")  # thirty years old is no year
+
+
+@pytest.mark.parametrize("lang, said, fact, another_day", [
+    ("ru", "У жены день рождения четырнадцатого октября.", "У жены день рождения 14 октября.",
+     "У жены день рождения 15 октября."),
+    ("ru", "Переезжаем двадцать пятого июня.", "Переезд 25 июня.", "Переезд 24 июня."),
+    ("en", "The wedding is on the twenty-first of June.", "Wedding is on 21 June.", "Wedding is on 20 June."),
+    ("et", "Sünnipäev on neljateistkümnendal märtsil.", "Sünnipäev on 14. märtsil.", "Sünnipäev on 15. märtsil."),
+    ("es", "La mudanza es el primero de mayo.", "La mudanza es el 1 de mayo.", "La mudanza es el 2 de mayo."),
+])
+def test_a_day_said_as_an_ordinal_before_its_month_is_that_day(lang, said, fact, another_day):
+    _ok(fact, said, lang)
+    _rejected(another_day, said, lang, "number")
+
+
+def test_an_ordinal_away_from_a_month_is_no_day():
+    _rejected("Заказывает 2 блюда.", "Второе блюдо возьму без мяса.", "ru", "number")

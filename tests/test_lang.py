@@ -20,13 +20,15 @@ _NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_loo
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
-                              "number_connectors", "month_prefixes", "weekdays", "weekday_prefixes",
+                              "number_connectors", "month_prefixes", "day_ordinals", "day_of", "weekdays",
+                              "weekday_prefixes",
                               "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
     "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "month_prefixes",
                                               "weekday_prefixes", "fold_accents", "keep_whole"},
-    "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "weekdays", "fold_accents", "keep_whole"},
+    "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "day_of", "weekdays", "fold_accents",
+                            "keep_whole"},
     "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
-                                              "fold_accents", "keep_whole"},
+                                              "day_of", "fold_accents", "keep_whole"},
     "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
                                               "month_prefixes", "weekday_prefixes"},
 }

@@ -147,6 +147,12 @@ class Language:
     """Month names, as written, and their number."""
     month_prefixes: tuple[tuple[str, int], ...]
     """Stems of inflected month names and their number ("сентябр" -> 9)."""
+    day_ordinals: Mapping[str, int]
+    """Ordinal words a day of the month is said with, in every form, and their number:
+    read as that day only right before a month ("четырнадцатого марта", "the fourteenth
+    of June"; "twenty-first", "двадцать пятого": the number word before adds)."""
+    day_of: tuple[str, ...]
+    """Words between such a day and its month ("of", "de")."""
     weekdays: Mapping[str, int]
     """Weekday names, as written, and their number (Monday = 1)."""
     weekday_prefixes: tuple[tuple[str, int], ...]

@@ -95,6 +95,10 @@ LANGUAGE = Language(
                      "oct": 10, "nov": 11, "dec": 12}),
     # English month and weekday names do not inflect: every form is listed whole.
     month_prefixes=(),
+    day_ordinals=frozen({w: i + 1 for i, w in enumerate(words(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+        "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"))} | {"thirtieth": 30}),
+    day_of=("of",),
     # Abbreviated too ("can I bring it in thurs?"), but for "sat" and "sun", which are other words.
     weekdays=frozen({d + s: i + 1 for i, d in enumerate(_WEEKDAYS) for s in ("", "s")}
                     | {w: i + 1 for i, short in enumerate(("mon", "tue tues", "wed weds", "thu thur thurs", "fri"))

@@ -76,6 +76,8 @@ LANGUAGE = Language(
     months=frozen({m: i + 1 for i, m in enumerate(_MONTHS)} | {"setiembre": 9}),
     # Spanish month and weekday names do not inflect: every form is listed whole.
     month_prefixes=(),
+    day_ordinals=frozen({"primero": 1}),  # the other days are said with cardinals ("catorce de marzo")
+    day_of=("de",),
     # Abbreviated too ("los lun y jue"), but for "mar" (the sea) and "dom" (a name).
     weekdays=frozen({d: i + 1 for i, d in enumerate(_WEEKDAYS)} | {"sabados": 6, "domingos": 7}
                     | {"lun": 1, "mie": 3, "jue": 4, "vie": 5, "sab": 6}),

@@ -31,6 +31,23 @@ def _number_words() -> dict[str, int]:
     return out
 
 
+def _day_ordinals() -> dict[str, int]:
+    """A day of the month as an ordinal: nominative, genitive, adessive and translative
+    ("viies märts", "viienda märtsi", "viiendal märtsil", "viiendaks märtsiks")."""
+    out: dict[str, int] = {}
+    ones = [("esimene", "esimese"), ("teine", "teise"), ("kolmas", "kolmanda"), ("neljas", "neljanda"),
+            ("viies", "viienda"), ("kuues", "kuuenda"), ("seitsmes", "seitsmenda"), ("kaheksas", "kaheksanda"),
+            ("üheksas", "üheksanda")]
+    for day, (nominative, genitive) in enumerate(ones, start=1):
+        out.update(dict.fromkeys([nominative] + _endings(genitive, "|l|ks"), day))
+    for day, stem in enumerate(("ühe", "kahe", "kolme", "nelja", "viie", "kuue", "seitsme", "kaheksa", "üheksa"),
+                               start=11):
+        out.update(dict.fromkeys([stem + "teistkümnes"] + _endings(stem + "teistkümnenda", "|l|ks"), day))
+    for day, stem in ((10, ""), (20, "kahe"), (30, "kolme")):
+        out.update(dict.fromkeys([stem + "kümnes"] + _endings(stem + "kümnenda", "|l|ks"), day))
+    return out
+
+
 LANGUAGE = Language(
     code="et",
     stopwords=words("""
@@ -88,6 +105,8 @@ LANGUAGE = Language(
     months=frozen({"mai": 5, "mail": 5, "mais": 5, "maist": 5, "maini": 5, "maiks": 5}),
     month_prefixes=(("jaanuar", 1), ("veebruar", 2), ("märts", 3), ("aprill", 4), ("juuni", 6), ("juuli", 7),
                     ("august", 8), ("septemb", 9), ("oktoob", 10), ("novemb", 11), ("detsemb", 12)),
+    day_ordinals=frozen(_day_ordinals()),
+    day_of=(),
     # Every weekday is found by its stem (weekday_prefixes).
     weekdays=frozen({}),
     weekday_prefixes=(("esmaspäev", 1), ("teisipäev", 2), ("kolmapäev", 3), ("neljapäev", 4), ("reede", 5),

@@ -102,6 +102,8 @@ LANGUAGE = Language(
     months=frozen({"일월": 1, "이월": 2, "삼월": 3, "사월": 4, "오월": 5, "유월": 6, "칠월": 7, "팔월": 8,
                    "구월": 9, "시월": 10, "십일월": 11, "십이월": 12}),
     month_prefixes=(),
+    day_ordinals=frozen({}),  # days are numerals with 일 ("14일")
+    day_of=(),
     weekdays=frozen({}),
     weekday_prefixes=(),
     fold_accents=False,  # Hangul has no accents

@@ -18,6 +18,17 @@ _NUMBER_FORMS = {
     400: "четыреста", 500: "пятьсот пятисот", 1000: "тысяча тысячи тысяч тысячу тысячей",
     10**6: "миллион миллиона миллионов",
 }
+# A day of the month is said with an ordinal, in the genitive ("четырнадцатого марта"), the
+# nominative ("пятнадцатое июня") or the dative ("к пятому мая").
+_DAY_STEMS = {1: "перв", 2: "втор", 3: "треть", 4: "четвёрт четверт", 5: "пят", 6: "шест", 7: "седьм", 8: "восьм",
+              9: "девят", 10: "десят", 11: "одиннадцат", 12: "двенадцат", 13: "тринадцат", 14: "четырнадцат",
+              15: "пятнадцат", 16: "шестнадцат", 17: "семнадцат", 18: "восемнадцат", 19: "девятнадцат",
+              20: "двадцат", 30: "тридцат"}
+
+
+def _day_forms(stem: str) -> list[str]:
+    return [stem + ending for ending in (("его", "е", "ему") if stem == "треть" else ("ого", "ое", "ому"))]
+
 
 LANGUAGE = Language(
     code="ru",
@@ -80,6 +91,9 @@ LANGUAGE = Language(
     months=frozen({"май": 5, "мая": 5, "мае": 5, "маем": 5}),
     month_prefixes=(("январ", 1), ("феврал", 2), ("март", 3), ("апрел", 4), ("июн", 6), ("июл", 7),
                     ("август", 8), ("сентябр", 9), ("октябр", 10), ("ноябр", 11), ("декабр", 12)),
+    day_ordinals=frozen({form: day for day, stems in _DAY_STEMS.items() for stem in stems.split()
+                         for form in _day_forms(stem)}),
+    day_of=(),
     # "среда" is listed form by form: the prefix "сред" would also find "среди" and
     # "средний". The other weekdays are found by their stems.
     # Abbreviated too, as in "по вт и чт".

@@ -144,6 +144,8 @@ class _ValueWords:
         self.numbers = own.number_words if own else {}
         self.months = own.months if own else {}
         self.month_prefixes = own.month_prefixes if own else ()
+        self.day_ordinals = own.day_ordinals if own else {}
+        self.day_of = own.day_of if own else ()
         self.weekdays = own.weekdays if own else {}
         self.weekday_prefixes = own.weekday_prefixes if own else ()
         self.fold_accents = own.fold_accents if own else False
@@ -257,6 +259,30 @@ class Values:
         months = own.months
         prefixes = own.month_prefixes
         run: list[tuple[int, int, int]] = []  # (start, end, value)
+        dated = False  # the run ends in a day said as an ordinal before its month
+
+        def month_of(w: str) -> int | None:
+            lw = w.casefold()
+            if lang == "en":
+                return months.get(lw) if w[0].isupper() or not fact else None  # in a fact, "may" is a verb
+            if lang == "ko":  # "삼월에": the month before its particle
+                return next((months[c] for c in ko_candidates(lw) if c in months), None)
+            found = months.get(own.key(lw))
+            return found if found is not None else next((n for p, n in prefixes if lw.startswith(p)), None)
+
+        def day_before_month(i: int) -> int | None:
+            """The day tokens[i] says, when it is an ordinal right before a month."""
+            day = own.day_ordinals.get(own.key(tokens[i].group().casefold()))
+            if day is None:
+                return None
+            for j in range(i + 1, min(i + 3, len(tokens))):
+                if text[tokens[j - 1].end():tokens[j].start()].strip():
+                    return None
+                if month_of(tokens[j].group()) is not None:
+                    return day
+                if tokens[j].group().casefold() not in own.day_of:
+                    return None
+            return None
 
         def flush() -> None:
             if not run:
@@ -275,16 +301,17 @@ class Values:
             written = " ".join(text[s:e] for s, e, _ in run)
             singles = {str(v) for _, _, v in run}
             if fact:
-                if not (len(run) == 1 and run[0][2] == 1):
+                if dated or not (len(run) == 1 and run[0][2] == 1):
                     self.numbers.append((written, [frozenset([str(value)])]))
-            else:
-                self.atoms |= singles | {str(value)}
+            else:  # each part too ("twenty five"), but a day's parts are no values ("twenty-first")
+                self.atoms |= {str(value)} if dated else singles | {str(value)}
             for s, e, _ in run:
                 self.spans.append((s, e))
             run.clear()
 
         last_end = -1
-        for m in WORD.finditer(text):
+        tokens = list(WORD.finditer(text))
+        for i, m in enumerate(tokens):
             w = m.group()
             lw = w.casefold()
             if lang == "ko":
@@ -296,30 +323,22 @@ class Values:
                     v = None
                 if v == 1 and fact:
                     v = None  # "one": an article or pronoun far more often than a count
-            if v is not None:
+            day = day_before_month(i) if v is None and lang != "ko" else None
+            if day is not None or v is not None:
                 gap = text[last_end:m.start()] if run else ""
                 if run and not re.fullmatch(r"[\s\-]*", gap):
                     flush()
-                run.append((m.start(), m.end(), v))
+                run.append((m.start(), m.end(), day if day is not None else v))
                 last_end = m.end()
+                if day is not None:  # "twenty-first", "двадцать пятого": the day ends its number
+                    dated = True
+                    flush()
+                    dated = False
                 continue
             if run and lw in _CONNECTORS:
                 continue
             flush()
-            # Months
-            month = None
-            if lang == "en":
-                if w[0].isupper() or not fact:  # in a fact, lowercase "may"/"march" are verbs
-                    month = months.get(lw)
-            elif lang == "ko":  # "삼월에": the month before its particle
-                month = next((months[c] for c in ko_candidates(lw) if c in months), None)
-            else:
-                month = months.get(own.key(lw))
-                if month is None:
-                    for p, n in prefixes:
-                        if lw.startswith(p):
-                            month = n
-                            break
+            month = month_of(w)
             if month is not None:
                 self.atoms.add(f"M{month}")
                 if fact:
