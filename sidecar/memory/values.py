@@ -323,7 +323,7 @@ class Values:
                     v = None
                 if v == 1 and fact:
                     v = None  # "one": an article or pronoun far more often than a count
-            day = day_before_month(i) if v is None and lang != "ko" else None
+            day = day_before_month(i) if v is None else None
             if day is not None or v is not None:
                 gap = text[last_end:m.start()] if run else ""
                 if run and not re.fullmatch(r"[\s\-]*", gap):
