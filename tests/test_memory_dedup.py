@@ -490,3 +490,11 @@ def test_a_word_for_every_names_no_thing_in_any_language():
         ("Каждую пятницу заказывает два батона.", "Заказывает два батона по пятницам.", 0.1, "ru"),
         ("Orders two loaves every Friday.", "Orders two loaves on Fridays.", 0.1, "en"),
     ])
+
+
+def test_a_name_is_a_thing_however_its_stem_reads_a_channel_named_stays_a_value():
+    # "Marta" stems as "martes" (Tuesday) does: read as a value, the two daughters were one.
+    assert_decides("new", [("Su hija Marta va a ballet los martes.", "Su hija Lucía va a ballet los jueves.",
+                             0.05, "es")])
+    assert slots("Su hija Marta va a ballet los martes.", "es").kin
+    assert slots("Prefiere que le avisen por WhatsApp.", "es").words == ("avis",)  # a channel, not a thing

@@ -272,11 +272,12 @@ def _no_things(lang: str) -> frozenset[str]:
     return frozenset(w for phrase in own.framing + tuple(plain) for w in _words(_fold(phrase), lang))
 
 
-def _thing_words(folded: str, lang: str) -> list[str]:
+def _thing_words(folded: str, lang: str, names: frozenset[str] = frozenset()) -> list[str]:
     """With the short words, which are mostly particles and stems cut too far, but
-    sometimes the one word that tells two things apart ("집", home): `_long` drops them."""
+    sometimes the one word that tells two things apart ("집", home): `_long` drops them.
+    The stems in `names` are things whatever they read as."""
     no_things = _no_things(lang)
-    return [w for w in _words(folded, lang) if w not in no_things and not _is_value(w, lang)]
+    return [w for w in _words(folded, lang) if w not in no_things and (w in names or not _is_value(w, lang))]
 
 
 def _long(words: Iterable[str], lang: str) -> tuple[str, ...]:
@@ -318,8 +319,13 @@ def slots(text: str, lang: str) -> Slots:
     changes = bool(change and change.search(text)) or called_new
     date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
-    name_words = _long(_thing_words(_fold(" ".join(names)), lang), lang) if names else ()
-    every = tuple(_thing_words(blank_spans(folded, found.spans), lang))
+    # A name is a thing however its stem reads ("Marta" is no "martes"), but a name that is a
+    # value as written ("WhatsApp", "SMS": a channel) stays a value.
+    labels = frozenset(lists.values) | _EN_VALUES
+    named = frozenset(stem for name in _fold(" ".join(names)).split() if name not in labels
+                      for stem in _words(name, lang))
+    name_words = _long(_thing_words(_fold(" ".join(names)), lang, named), lang) if names else ()
+    every = tuple(_thing_words(blank_spans(folded, found.spans), lang, named))
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
         contact_words = label_words(contacts, lang)
@@ -331,7 +337,7 @@ def slots(text: str, lang: str) -> Slots:
     # is about ("Dog Archie", "кот Барсик", "su hermano Raúl").
     naming = naming or bool(_names_after(text, names, lists.whose))
     kin_names = [name for name, end in _names_after(text, names, lists.kin) if _ends_a_name(text, end)]
-    kin = _long(_thing_words(_fold(" ".join(kin_names)), lang), lang)
+    kin = _long(_thing_words(_fold(" ".join(kin_names)), lang, named), lang)
     relatives = lists.relatives
     relative = bool(relatives and relatives.search(text))
     owners = lists.owners
