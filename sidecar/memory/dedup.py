@@ -260,6 +260,12 @@ def _value_stems(lang: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
+def _labels(lang: str) -> frozenset[str]:
+    """The language's value labels as written, and the English ones any fact may use."""
+    return frozenset(_lists(lang).values) | _EN_VALUES
+
+
+@lru_cache(maxsize=64)
 def _no_things(lang: str) -> frozenset[str]:
     """The words that name no thing: framing words, and function words but for those that
     negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
@@ -321,10 +327,10 @@ def slots(text: str, lang: str) -> Slots:
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     # A name is a thing however its stem reads ("Marta" is no "martes"), but a name that is a
     # value as written ("WhatsApp", "SMS": a channel) stays a value.
-    labels = frozenset(lists.values) | _EN_VALUES
-    named = frozenset(stem for name in _fold(" ".join(names)).split() if name not in labels
+    folded_names = _fold(" ".join(names))
+    named = frozenset(stem for name in folded_names.split() if name not in _labels(lang)
                       for stem in _words(name, lang))
-    name_words = _long(_thing_words(_fold(" ".join(names)), lang, named), lang) if names else ()
+    name_words = _long(_thing_words(folded_names, lang, named), lang) if names else ()
     every = tuple(_thing_words(blank_spans(folded, found.spans), lang, named))
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
