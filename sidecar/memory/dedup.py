@@ -526,8 +526,9 @@ def says_more(a: Slots, b: Slots) -> bool:
     """Whether fact `a` says all `b` does and two things or values more: something else
     about the same thing ("The bakery in Tartu has 3 employees." / "Runs a bakery in
     Tartu."), which putting `b` in its place would lose, however alike the two read."""
-    return _more(b.every, a.every) + len(b.values - a.values) == 0 and \
-        _more(a.every, b.every) + len(a.values - b.values) >= 2
+    only_b = _more(b.every, a.every) + len(b.values - a.values)
+    only_a = _more(a.every, b.every) + len(a.values - b.values)
+    return only_b == 0 and only_a >= 2
 
 
 @dataclass(frozen=True)

@@ -214,8 +214,9 @@ class Values:
                 self.atoms.add(f"M{int(m.group())}")
                 text = self._blank(text, m.start(), month.end())
                 continue
-            year = _KO_SHORT_YEAR.match(text, m.end()) if lang == "ko" and len(m.group()) == 2 else None
-            if year and m.group().isdigit():
+            two_digits = lang == "ko" and len(m.group()) == 2 and m.group().isdigit()
+            year = _KO_SHORT_YEAR.match(text, m.end()) if two_digits else None
+            if year:
                 # "98년식" is a car of 1998; no customer speaks of a model year fifty years ahead
                 full = str(int(m.group()) + (2000 if int(m.group()) < 50 else 1900))
                 self.numbers.append((m.group(), [frozenset([full])]))
@@ -259,7 +260,6 @@ class Values:
         months = own.months
         prefixes = own.month_prefixes
         run: list[tuple[int, int, int]] = []  # (start, end, value)
-        dated = False  # the run ends in a day said as an ordinal before its month
 
         def month_of(w: str) -> int | None:
             lw = w.casefold()
@@ -284,7 +284,9 @@ class Values:
                     return None
             return None
 
-        def flush() -> None:
+        def flush(dated: bool = False) -> None:
+            """Write the number the run says; `dated`, when it ends in a day said as an
+            ordinal before its month."""
             if not run:
                 return
             total = current = 0
@@ -331,9 +333,7 @@ class Values:
                 run.append((m.start(), m.end(), day if day is not None else v))
                 last_end = m.end()
                 if day is not None:  # "twenty-first", "двадцать пятого": the day ends its number
-                    dated = True
-                    flush()
-                    dated = False
+                    flush(dated=True)
                 continue
             if run and lw in _CONNECTORS:
                 continue
