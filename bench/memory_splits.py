@@ -129,6 +129,8 @@ HISTORY = (
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=5),
     Split("fresh35", "a fresh35 split written the same way with fresh34 and held back unread while the choices "
           "after fresh34 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=5),
+    Split("judge5", "a judge5 split of dedup pairs written the same way after fresh35 was scored, to fit the judge "
+          "on ({counts}), over twenty-five kinds of business", repeats=7),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
