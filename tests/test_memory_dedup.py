@@ -295,6 +295,20 @@ def test_two_members_of_the_family_are_two_sides_of_a_contrast():
                   "en", BANDS) == "restates"
 
 
+def test_every_word_for_a_member_of_the_family_names_one():
+    # The formal and the familiar words: "모친" is "어머니", "crío" is "hijo", "kid" is "child".
+    for fact, lang in (("모친이 당뇨가 있음.", "ko"), ("부친 생신은 5월.", "ko"), ("따님 생일 케이크 주문.", "ko"),
+                       ("아드님이 중2.", "ko"), ("자식이 둘.", "ko"), ("집사람이 채식함.", "ko"),
+                       ("Tiene dos críos.", "es"), ("Детишки ходят в бассейн.", "ru"), ("Her kid plays chess.", "en"),
+                       ("Granny takes the bus.", "en"), ("Infant car seat needed.", "en")):
+        assert slots(fact, lang).relative, fact
+    # So a fact about the mother never replaces the customer's own, and "kidney" names no child.
+    assert decide("모친이 당뇨가 있음.", "당뇨가 있음.", 0.02, "ko", BANDS) == "new"
+    assert not slots("Has a kidney stone.", "en").relative
+    # And the mother and the father are two.
+    assert_two_things_at_any_distance((("모친 생신은 5월 3일.", "부친 생신은 5월 3일.", "ko"),))
+
+
 def test_a_word_for_a_relative_is_not_the_start_of_another_word():
     for fact, lang, relative in (
             ("Lives in a 3-bed semi at the moment.", "en", False), ("Mom picks him up.", "en", True),

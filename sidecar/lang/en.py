@@ -172,7 +172,7 @@ LANGUAGE = Language(
         daughter son$ sons wife husband partner mother mum mom$ father dad sister brother child$
         children kids grandson granddaughter grandchild grandmother grandma grandfather grandpa
         niece nephew aunt uncle fiancé fiancée fiance girlfriend boyfriend parents stepson
-        stepdaughter baby
+        stepdaughter baby infant kid$ grandad granddad granny
     """),
     # One word for each line: "cell" and "mobile" are one line, so only one of them is listed.
     contact_owners=words("work office business personal private home mobile landline"),

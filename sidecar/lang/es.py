@@ -151,7 +151,7 @@ LANGUAGE = Language(
     new_words=words("nuevo nueva"),
     relatives=words("""
         hijo hija hijos hijas esposa esposo marido mujer madre padre mamá papá herman abuel nieto
-        nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía
+        nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía crío
     """),
     # One word for each line ("móvil", not also "celular").
     contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
