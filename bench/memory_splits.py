@@ -130,9 +130,11 @@ HISTORY = (
     Split("fresh35", "a fresh35 split written the same way with fresh34 and held back unread while the choices "
           "after fresh34 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=5),
     Split("judge5", "a judge5 split of dedup pairs written the same way after fresh35 was scored, to fit the judge "
-          "on ({counts}), over twenty-five kinds of business", repeats=7),
+          "on ({counts}), over twenty-five kinds of business, and kept out of its fit, since fitted on it too the "
+          "judge merged no more paraphrases of the other splits", judge_blind=True, repeats=7),
     Split("judge6", "a judge6 split of dedup pairs written the same way with it ({counts}), over twenty-five "
-          "other kinds of business, a third of its paraphrases sharing no content word", repeats=10),
+          "other kinds of business, a third of its paraphrases sharing no content word, and kept out of the "
+          "judge's fit the same way", judge_blind=True, repeats=10),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
