@@ -284,7 +284,9 @@ def test_two_members_of_the_family_are_two_sides_of_a_contrast():
         ("Tütar käib ujumas laupäeviti.", "Poeg käib ujumas laupäeviti.", "et"),
         ("Tellib isale kord kuus Xarelto 20 mg.", "Tellib emale kord kuus Xarelto 20 mg.", "et"),
         ("Isa sünnipäev on 3. mail.", "Ema sünnipäev on 3. mail.", "et"),
-        ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko")))
+        ("딸이 땅콩 알레르기가 있음.", "아들이 땅콩 알레르기가 있음.", "ko"),
+        # "el pequeño" is the youngest as "el menor" is.
+        ("Su hijo pequeño toca el piano.", "Su hijo mayor toca el piano.", "es")))
     # Estonian "ema" (mother) is a word of its own or inflected, never the start of "email" or "emakeel".
     for fact, mother in (("Saadab arved emailiga.", False), ("Emakeel on soome keel.", False),
                          ("Käib emaga poes.", True), ("Ema sünnipäev on mais.", True)):
@@ -488,6 +490,7 @@ def test_two_things_told_apart_by_their_numbers_stay_two_unless_the_new_one_says
         ("El pedido 58812 llegó roto.", "El pedido 58813 llegó roto.", 0.02, "es"),
         ("Tellimus nr 4512 saabus katkisena.", "Tellimus nr 4518 saabus katkisena.", 0.02, "et"),
         ("창고 A-12호 사용.", "창고 B-03호 사용.", 0.02, "ko"),
+        ("Waiting on volume 3 of the series.", "Waiting on volume 2 of the series.", 0.02, "en"),
     ])
     # A number before a plain word is a count, and a range is no number of a thing.
     assert slots("Külalistemajas on 8 tuba.", "et").numbered == frozenset()

@@ -243,7 +243,7 @@ LANGUAGE = Language(
     """),
     numbered_things=words("""
         tooth$ molar$ room$ order$ table$ seat$ locker$ unit$ flat$ apartment$ box$ ticket$ invoice$ bay$
-        plot$ pitch$ berth$ gate$ bed$ cabin$ suite$ court$ mooring$ no. nr$ # №
+        plot$ pitch$ berth$ gate$ bed$ cabin$ suite$ court$ mooring$ volume$ vol$ no. nr$ # №
     """),  # whole words: "ordered 3 loaves" is a count
     animals=words("""
         dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle

@@ -156,7 +156,7 @@ LANGUAGE = Language(
     # One word for each line ("móvil", not also "celular").
     contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
     contrasts=sides("""
-        izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor desayun/cena calient/frí
+        izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor mayor/pequeñ desayun/cena calient/frí
         padre/madre hijo/hija marido/mujer esposo/esposa hermano/hermana abuelo/abuela nieto/nieta
         sobrino/sobrina tío/tía
     """),
