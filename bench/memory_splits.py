@@ -135,11 +135,13 @@ HISTORY = (
     Split("judge6", "a judge6 split of dedup pairs written the same way with it ({counts}), over twenty-five "
           "other kinds of business, a third of its paraphrases sharing no content word, and kept out of the "
           "judge's fit the same way", judge_blind=True, repeats=10),
+    Split("fresh36", "a fresh36 split written the same way after fresh34 was scored and held back unread while the "
+          "choices after fresh35 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=7),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh36",)
+HELD_BACK: tuple[str, ...] = ()
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
