@@ -118,6 +118,16 @@ def test_two_lines_of_one_kind_of_contact_stay_two_one_line_changed_replaces():
                   BANDS) == "updates"
 
 
+def test_a_date_in_digits_is_the_same_value_as_the_date_in_words():
+    assert slots("Born on 14/03.", "en").values == slots("Birthday is 14 March.", "en").values == {"14", "M3"}
+    assert slots("Родилась 14.03.1990.", "ru").values == {"14", "M3", "1990"}
+    assert slots("차보험은 5/14에 갱신.", "ko").values == slots("보험 만기일은 5월 14일.", "ko").values
+    # A decimal is no date, nor is a number with no month in it.
+    assert slots("Dose 2.5 mg.", "en").values == {"2.5"}
+    assert slots("Costs 14.03 euros.", "en").values == {"14.03", "EUR"}
+    assert slots("Ratio 40/60.", "en").values == {"40/60"}
+
+
 def test_english_value_words_count_as_written_in_another_language():
     # Estonian "ema" (mother) begins like "email": a person, not a contact channel.
     assert "ema" in slots("Ema sünnipäev on 12. mail.", "et").words

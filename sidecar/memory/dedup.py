@@ -312,13 +312,25 @@ class Slots:
     numbered: frozenset[str] = frozenset()  # the numbers saying which thing it is ("36" of "tooth 36")
 
 
+def _as_written_apart(alts: list[frozenset[str]]) -> frozenset[str]:
+    """A number's value slots: a date in digits ("14/03", "14.03.1990") as its day and
+    month apart, as "14 March" reads, so the two ways of writing it are one value; any other
+    number as one slot of its first reading ("2.5", "1/2" of a decimal is no date)."""
+    first = alts[0]
+    if not any("." in atom or atom[:1] == "M" for atom in first):
+        dated = next((alt for alt in alts[1:] if any(atom[:1] == "M" for atom in alt)), None)
+        if dated is not None:
+            return dated
+    return frozenset({"/".join(sorted(first))})
+
+
 @lru_cache(maxsize=1024)
 def slots(text: str, lang: str) -> Slots:
     lists = _lists(lang)
     folded = _fold(text)
     found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
     values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
-    values |= {"/".join(sorted(alts[0])) for _, alts in found.numbers if alts}
+    values |= {atom for _, alts in found.numbers if alts for atom in _as_written_apart(alts)}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
     change, new = lists.change, lists.new
     called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
