@@ -312,10 +312,11 @@ class Slots:
     numbered: frozenset[str] = frozenset()  # the numbers saying which thing it is ("36" of "tooth 36")
 
 
-def _as_written_apart(alts: list[frozenset[str]]) -> frozenset[str]:
+def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
     """A number's value slots: a date in digits ("14/03", "14.03.1990") as its day and
-    month apart, as "14 March" reads, so the two ways of writing it are one value; any other
-    number as one slot of its first reading ("2.5", "1/2" of a decimal is no date)."""
+    month apart, as "14 March" reads, so one date written two ways is one value; any other
+    number as one slot of its first reading: a decimal ("2.5", and "14.03", which the
+    number reader takes first as one) or parts with no month among them ("40/60")."""
     first = alts[0]
     if not any("." in atom or atom[:1] == "M" for atom in first):
         dated = next((alt for alt in alts[1:] if any(atom[:1] == "M" for atom in alt)), None)
@@ -330,7 +331,7 @@ def slots(text: str, lang: str) -> Slots:
     folded = _fold(text)
     found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
     values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
-    values |= {atom for _, alts in found.numbers if alts for atom in _as_written_apart(alts)}
+    values |= {atom for _, alts in found.numbers if alts for atom in _number_slots(alts)}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
     change, new = lists.change, lists.new
     called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
