@@ -7,8 +7,9 @@ splits' dedup figures are on pairs the judge never saw. fresh19, fresh21 to fres
 judge4 were kept out so until the judge was fitted on every split before fresh33, after a
 comparison on them showed that fitting on them too merged more paraphrases at the same
 share of look-alikes kept apart (`python -m bench.memory_merge_fit --more-data`;
-bench/RESULTS.md, split history); fresh33, written and held back before that fit, is the
-split it never saw.
+bench/RESULTS.md, split history); fresh33, written and held back before that fit, and every
+split after it are the splits it never saw (judge5 and judge6, written to fit it on, taught it
+nothing more and stay out too).
 `repeats` counts the items left out because they repeat an earlier split's exactly.
 
 A new split is one more line at the end; one written to score a later choice on waits in
