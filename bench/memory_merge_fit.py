@@ -25,8 +25,8 @@ the judge merges at most 2% of the different things the rule keeps apart, and th
 the judge together keep 0.998 of one customer's memories apart; the weights written are
 fitted on every fitting split. The judge's budget is its own: a budget shared with the rule
 (the two together keeping 0.95 apart) grows whenever the rule merges fewer look-alikes, and
-the judge then spends it on pairs it never saw (bench/RESULTS.md, split history). Only the product's numpy forward pass runs in the
-sidecar (merge_model.MergeJudge).
+the judge then spends it on pairs it never saw (bench/RESULTS.md, split history). Only the
+product's numpy forward pass runs in the sidecar (merge_model.MergeJudge).
 
 `--write` replaces the shipped weights. A refit moves a split's figures by several pairs
 from its data and seed alone, so a new judge is kept only when it does better on the
@@ -203,8 +203,8 @@ def markdown(r: dict) -> str:
              "one says and two things or values more). Below, each split is decided by a model not fitted on it "
              f"(one of {FOLDS}, each fitted on the splits of the other folds), at a threshold chosen on the other "
              f"splits' such scores; the threshold shipped ({r['threshold']:.3f}) is the lowest at which, over all "
-             "of them, the judge merges "
-             f"at most {1 - KEEP_DIFFERENT:.0%} of the different things the rule keeps apart, and the two together "
+             f"of them, the judge merges at most {1 - KEEP_DIFFERENT:.0%} of the different things the rule keeps "
+             "apart, and the two together "
              f"keep ≥ {KEEP_OWN} of one customer's memories (within {REACH}) apart.", "",
              "| dedup, code alone | paraphrases merged | changed values replaced | different things kept apart "
              "| own memories kept apart |", "|---|---:|---:|---:|---:|"]

@@ -21,8 +21,7 @@ INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
                               "number_connectors", "month_prefixes", "day_ordinals", "day_of", "weekdays",
-                              "weekday_prefixes",
-                              "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
+                              "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
     "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "month_prefixes",
                                               "weekday_prefixes", "fold_accents", "keep_whole"},
     "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "day_of", "weekdays", "fold_accents",

@@ -102,7 +102,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
-from .values import Values, blank_spans, capitalised_names, value_kinds
+from .values import Values, atom_kind, blank_spans, capitalised_names, value_kinds
 from .words import ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, stems_match, two_words_of
 
 _DIGIT = re.compile(r"\d")
@@ -318,8 +318,8 @@ def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
     number as one slot of its first reading: a decimal ("2.5", and "14.03", which the
     number reader takes first as one) or parts with no month among them ("40/60")."""
     first = alts[0]
-    if not any("." in atom or atom[:1] == "M" for atom in first):
-        dated = next((alt for alt in alts[1:] if any(atom[:1] == "M" for atom in alt)), None)
+    if not any("." in atom or atom_kind(atom) == "month" for atom in first):
+        dated = next((alt for alt in alts[1:] if any(atom_kind(atom) == "month" for atom in alt)), None)
         if dated is not None:
             return dated
     return frozenset({"/".join(sorted(first))})
@@ -336,7 +336,7 @@ def slots(text: str, lang: str) -> Slots:
     change, new = lists.change, lists.new
     called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
     changes = bool(change and change.search(text)) or called_new
-    date = len(values) == 1 and next(iter(values))[:1] in ("M", "D")  # atoms "M5", "D6"
+    date = len(values) == 1 and atom_kind(next(iter(values))) in ("month", "weekday")
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     # A name is a thing however its stem reads ("Marta" is no "martes"), but a name that is a
     # value as written ("WhatsApp", "SMS": a channel) stays a value.

@@ -383,7 +383,8 @@ def _kind_words(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((kind, languages.word_starts(ws)) for kind, ws in lists if ws)
 
 
-def _atom_kind(atom: str) -> str:
+def atom_kind(atom: str) -> str:
+    """The kind of value an atom of `Values` is: "month" ("M5"), "weekday" ("D6"), "year" or "count"."""
     if atom[:1] == "M":
         return "month"
     if atom[:1] == "D":
@@ -400,7 +401,7 @@ def value_kinds(text: str, lang: str) -> frozenset[str]:
     word with the memory that holds the old one ("Expects about 90 guests.", "Lives in
     Pärnu."); the kind is what the two have in common (sidecar.memory.recall)."""
     found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
-    kinds = {_atom_kind(atom) for _, alts in found.numbers for atom in (alts[0] if alts else ())}
+    kinds = {atom_kind(atom) for _, alts in found.numbers for atom in (alts[0] if alts else ())}
     kinds |= {kind for kind, values in (("email", found.emails), ("phone", found.phones)) if values}
     kinds |= {kind for kind, pattern in _kind_words(lang) if pattern.search(text)}
     return frozenset(kinds)
