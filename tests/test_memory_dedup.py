@@ -128,6 +128,15 @@ def test_a_date_in_digits_is_the_same_value_as_the_date_in_words():
     assert slots("Ratio 40/60.", "en").values == {"40/60"}
 
 
+def test_a_day_and_month_with_a_dot_is_a_date_where_decimals_take_a_comma():
+    assert slots("Родилась 14.03.", "ru").values == slots("День рождения 14 марта.", "ru").values == {"14", "M3"}
+    assert slots("Pulmafotograafia: 14.08, Pärnu.", "et").values == {"14", "M8"}
+    assert slots("Poliisi pikendamine on iga aasta 1.10.", "et").values == {"1", "M10"}
+    # One digit after the dot is a decimal in any language, and English writes decimals so.
+    assert slots("Вес 2.5 кг.", "ru").values == {"2.5"}
+    assert slots("Costs 14.03 euros.", "en").values == {"14.03", "EUR"}
+
+
 def test_english_value_words_count_as_written_in_another_language():
     # Estonian "ema" (mother) begins like "email": a person, not a contact channel.
     assert "ema" in slots("Ema sünnipäev on 12. mail.", "et").words

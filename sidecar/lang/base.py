@@ -160,6 +160,11 @@ class Language:
     fold_accents: bool
     """Whether number, month and weekday names are looked up without accents:
     customers often leave them out ("miercoles", "sabado")."""
+    decimal_mark: str
+    """How the language writes a decimal: "," ("2,5 kg") or ".". Where it is a comma, a
+    number written with a dot and two digits after it that name a month ("14.03", "1.10")
+    is read first as a day and its month: that is how such a language writes a date.
+    Either mark is still read both ways, so "2.5" and "2,5" stay a decimal everywhere."""
     abbreviations: tuple[str, ...]
     """Abbreviations whose dot does not end a sentence ("Dr.", "ул."): the capitalised
     word after them is still a name to check."""

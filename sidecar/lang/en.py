@@ -105,6 +105,7 @@ LANGUAGE = Language(
                        for w in short.split()}),
     weekday_prefixes=(),
     fold_accents=False,  # English is written without accents
+    decimal_mark=".",
     abbreviations=words("dr mr mrs ms prof st jr"),
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),

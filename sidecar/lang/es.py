@@ -83,6 +83,7 @@ LANGUAGE = Language(
                     | {"lun": 1, "mie": 3, "jue": 4, "vie": 5, "sab": 6}),
     weekday_prefixes=(),
     fold_accents=True,
+    decimal_mark=",",  # "2,5 kg" in Spain and most of South America; Mexico writes "2.5" and dates "14/03"
     abbreviations=words("sr sra dra"),
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),

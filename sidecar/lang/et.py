@@ -112,6 +112,7 @@ LANGUAGE = Language(
     weekday_prefixes=(("esmaspäev", 1), ("teisipäev", 2), ("kolmapäev", 3), ("neljapäev", 4), ("reede", 5),
                       ("laupäev", 6), ("pühapäev", 7)),
     fold_accents=False,  # ä, ö, ü, õ are letters of their own, not accents
+    decimal_mark=",",  # "2,5 kg"; a date is written "14.03"
     abbreviations=words("hr pr nr"),
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),

@@ -107,6 +107,7 @@ LANGUAGE = Language(
     weekdays=frozen({}),
     weekday_prefixes=(),
     fold_accents=False,  # Hangul has no accents
+    decimal_mark=".",
     # Hangul has no capitals, so there is no sentence-start rule to make exceptions to.
     abbreviations=(),
     name_titles=words("""

@@ -102,6 +102,7 @@ LANGUAGE = Language(
     weekday_prefixes=(("понедельник", 1), ("вторник", 2), ("четверг", 4), ("пятниц", 5), ("суббот", 6),
                       ("воскресен", 7)),
     fold_accents=False,  # Russian is written without accents; "ё" is a letter of its own
+    decimal_mark=",",  # "2,5 кг"; a date is written "14.03"
     abbreviations=words("г ул д"),
     # Cyrillic script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),

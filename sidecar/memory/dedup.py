@@ -313,12 +313,15 @@ class Slots:
 
 
 def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
-    """A number's value slots: a date in digits ("14/03", "14.03.1990") as its day and
-    month apart, as "14 March" reads, so one date written two ways is one value; any other
-    number as one slot of its first reading: a decimal ("2.5", and "14.03", which the
-    number reader takes first as one) or parts with no month among them ("40/60")."""
+    """A number's value slots: a date in digits ("14/03", "14.03.1990", and "14.03" where
+    the language writes decimals with a comma) as its day and month apart, as "14 March"
+    reads, so one date written two ways is one value; any other number as one slot of its
+    first reading: a decimal ("2.5", and "14.03" in English) or parts with no month among
+    them ("40/60")."""
     first = alts[0]
-    if not any("." in atom or atom_kind(atom) == "month" for atom in first):
+    if any(atom_kind(atom) == "month" for atom in first):
+        return first
+    if not any("." in atom for atom in first):
         dated = next((alt for alt in alts[1:] if any(atom_kind(atom) == "month" for atom in alt)), None)
         if dated is not None:
             return dated

@@ -70,9 +70,11 @@ _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+|\b(?:[a-z0-9-]+\.)+(?:com|net
 AGE = re.compile(r"(?<=\d)[\s-]*(?:years?|yrs?)[\s-]*old\b", re.IGNORECASE)
 
 
-def _number_alternatives(s: str) -> tuple[list[frozenset[str]], set[str]]:
+def _number_alternatives(s: str, comma_decimals: bool = False) -> tuple[list[frozenset[str]], set[str]]:
     """A number as written -> (what the fact could mean: alternative sets of atoms,
-    every atom the customer could be said to have said)."""
+    every atom the customer could be said to have said). The first is the likeliest
+    reading: a decimal, unless the text's language writes decimals with a comma
+    (`comma_decimals`) and the number is a day and a month written with a dot ("14.03")."""
     parts = re.split(r"([.,/ \u00a0\u202f\u2009])", s)
     groups, seps = parts[0::2], parts[1::2]
     alts: list[frozenset[str]] = []
@@ -107,6 +109,10 @@ def _number_alternatives(s: str) -> tuple[list[frozenset[str]], set[str]]:
             alts.append(frozenset({str(ints[0]), f"M{ints[1]}"} | {str(i) for i in ints[2:]}))
         if 1 <= ints[0] <= 12 and ints[1] <= 31:
             alts.append(frozenset({f"M{ints[0]}", str(ints[1])} | {str(i) for i in ints[2:]}))
+        if comma_decimals and seps == ["."] and len(groups[1]) == 2 and 1 <= ints[0] <= 31 and 1 <= ints[1] <= 12:
+            day_month = frozenset({str(ints[0]), f"M{ints[1]}"})
+            alts.remove(day_month)
+            alts.insert(0, day_month)
     atoms = set().union(*alts) if alts else set()
     atoms |= {_canon(Decimal(g)) for g in groups}
     if not alts:
@@ -149,6 +155,7 @@ class _ValueWords:
         self.weekdays = own.weekdays if own else {}
         self.weekday_prefixes = own.weekday_prefixes if own else ()
         self.fold_accents = own.fold_accents if own else False
+        self.comma_decimals = bool(own) and own.decimal_mark == ","
 
     def key(self, lw: str) -> str:
         return _strip_accents(lw) if self.fold_accents else lw
@@ -223,7 +230,7 @@ class Values:
                 self.atoms.add(full)
                 text = self._blank(text, m.start(), m.end())  # "년" left as in "2019년식"
                 continue
-            alts, atoms = _number_alternatives(m.group())
+            alts, atoms = _number_alternatives(m.group(), _value_words(lang).comma_decimals)
             end = m.end()
             mm = _MULTIPLIER.match(text, end)
             if mm:
