@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from typing import Mapping
 
 from . import lang as languages
 
@@ -121,14 +122,32 @@ def _alternation(items) -> str:
     return "|".join(re.escape(i) for i in sorted(items, key=len, reverse=True))
 
 
-def _words(items) -> str:
-    """Words as whole words: a Latin or Cyrillic word must end where it ends; a Hangul
-    one may carry particles ("원입니다")."""
+def words_alternation(items) -> str:
+    """Words as whole words, for a pattern: a Latin or Cyrillic word must end where it
+    ends; a Hangul one may carry particles ("원입니다")."""
     parts = []
     for item in sorted(items, key=len, reverse=True):
         glued = bool(re.search(f"[{_HANGUL}]$", item))
         parts.append(re.escape(item) + ("" if glued or not item[-1].isalpha() else _NOT_AFTER_WORD))
     return "|".join(parts)
+
+
+class Scales:
+    """Scale words after a number ("1.5k", "5 тыс.", "3만5천"): written one after another
+    they multiply ("2천만" = 2 × 1000 × 10 000)."""
+
+    def __init__(self, scales: Mapping[str, int]):
+        self.values = {w.casefold(): n for w, n in scales.items()}
+        # One or more scale words in a row, as pattern text ("" without any).
+        self.run = f"(?i:{words_alternation(self.values)})+" if self.values else ""
+        self._word = re.compile(f"(?i:{words_alternation(self.values)})") if self.values else None
+
+    def factor(self, run: str) -> int:
+        """What the scale words of `run` (as `self.run` matched it) multiply by."""
+        factor = 1
+        for word in self._word.findall(run) if self._word else ():
+            factor *= self.values[word.casefold()]
+        return factor
 
 
 class Grammar:
@@ -137,22 +156,21 @@ class Grammar:
     def __init__(self, language: languages.Language | None):
         words = {w.casefold(): code for w, code in (language.currency_words if language else {}).items()}
         self.words = words
-        self.scales = {w.casefold(): n for w, n in (language.money_scales if language else {}).items()}
+        self.scales = Scales(language.money_scales if language else {})
         codes = _alternation(CODES)
         signs = _alternation(SIGNS)
         pre = f"(?P<pre>{signs}|(?<![^\\W\\d_])(?:{codes})(?!\\w))"
-        post_words = f"|(?i:{_words(words)})" if words else ""
+        post_words = f"|(?i:{words_alternation(words)})" if words else ""
         post = f"(?P<post>{signs}|(?:{codes}){_NOT_AFTER_WORD}{post_words})"
-        scale = f"(?:{_SPACE}(?P<scale>(?i:{_words(self.scales)})+))?" if self.scales else ""
+        scale = f"(?:{_SPACE}(?P<scale>{self.scales.run}))?" if self.scales.run else ""
         # The lookahead first: the whole pattern is tried only where a figure can begin.
         self.figure = re.compile(
             f"(?=[\\d{''.join(re.escape(c) for c in SIGNS if len(c) == 1)}A-Z])"
             f"(?:{pre}{_SPACE}|{_NUMBER_START}){_NUMBER}{scale}(?:{_SPACE}{post})?")
-        self.scale_word = re.compile(f"(?i:{_words(self.scales)})") if self.scales else None
         # A currency standing on its own ("Hind (€)", "hinnad eurodes"): for a price
         # list whose numbers are written bare.
         free_words = "|".join(
-            (f"(?<![{_HANGUL}])" if re.search(f"[{_HANGUL}]", w) else "(?<![^\\W\\d_])") + f"(?:{_words([w])})"
+            (f"(?<![{_HANGUL}])" if re.search(f"[{_HANGUL}]", w) else "(?<![^\\W\\d_])") + f"(?:{words_alternation([w])})"
             for w in words)
         self.free_currency = re.compile(f"(?P<sign>{signs})|(?<![^\\W\\d_])(?P<code>{codes})(?!\\w)"
                                         + (f"|(?P<word>(?i:{free_words}))" if words else ""))
@@ -181,10 +199,7 @@ class Grammar:
         decimals = _DECIMALS.search(raw)
         whole = raw[:decimals.start()] if decimals else raw
         value = Decimal(_NOT_DIGITS.sub("", whole) + ("." + decimals.group(1) if decimals else ""))
-        scale = 1
-        if self.scale_word is not None and m.group("scale"):
-            for word in self.scale_word.findall(m.group("scale")):
-                scale *= self.scales[word.casefold()]
+        scale = self.scales.factor(m.group("scale")) if self.scales.run and m.group("scale") else 1
         pre, post = m.group("pre"), m.group("post")
         return _Read(value * scale, scale, self.currency_of(pre) if pre else None,
                      self.currency_of(post) if post else None, m.start(), m.end())

@@ -49,3 +49,19 @@ def test_a_weekday_written_short_is_a_weekday_but_for_words_that_are_other_thing
 def test_a_language_without_a_module_has_only_the_values_written_in_digits():
     assert value_kinds("Ma 12 ans", "fr") == {"count"}
     assert value_kinds("habite à Lyon", "fr") == frozenset()
+
+
+def amounts(text: str, lang: str) -> tuple[list[set[str]], set[str]]:
+    found = Values(text, lang, fact=True)
+    return [set(alts[0]) for _, alts in found.numbers], found.currencies
+
+
+def test_scale_and_currency_words_are_the_languages_own_in_any_text():
+    # The forms a customer inflects ("тысячами", "tuhande") are the price check's too.
+    assert amounts("Бюджет в пределах 5 тысячами не ограничен.", "ru")[0] == [{"5000"}]
+    assert amounts("Eelarve on 5 tuhande euro piires.", "et") == ([{"5000"}], {"EUR"})
+    assert amounts("Budget 10k, in euros.", "ru") == ([{"10000"}], {"EUR"})
+    # A Korean currency word right after its amount, glued or not; "원" alone starts "to want".
+    assert amounts("숙소 예산 1박 15만 원.", "ko") == ([{"1"}, {"150000"}], {"KRW"})
+    assert amounts("3만5천원", "ko") == ([{"30000"}, {"5000"}], {"KRW"})
+    assert amounts("원하는 날에 배송.", "ko") == ([], set())

@@ -263,7 +263,7 @@ LANGUAGE = Language(
                            **dict.fromkeys(words("rubles roubles"), "RUB")}),
     # "pound" and "won" are left out: "5 pounds" is a weight as often as a price, and
     # "won" is a verb.
-    money_scales=frozen({"k": 1000, "thousand": 1000, "million": 10**6}),
+    money_scales=frozen({"k": 1000, "thousand": 1000, "million": 10**6, "millions": 10**6}),
     range_words=("from … to", "between … and", "… to"),
     contact_offer="For the exact price, please contact us and we will be glad to help.",
     offline_texts=frozen({

@@ -251,8 +251,10 @@ LANGUAGE = Language(
     currency_words=frozen({**dict.fromkeys(words("euro eurot eurost euroni euroga eurole eurolt eurosse eurodes "
                                                  "eurode eurosid eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollarit dollari dollarist dollarini"), "USD")}),
-    money_scales=frozen({"tuhat": 1000, "tuh": 1000, "tuh.": 1000, "miljon": 10**6, "miljonit": 10**6,
-                         "miljoni": 10**6, "mln": 10**6}),
+    money_scales=frozen({**dict.fromkeys(words("tuhat tuh tuh. tuhande tuhandet tuhandes tuhandest tuhandeni "
+                                               "tuhandele tuhandega"), 1000),
+                         **dict.fromkeys(words("miljon miljonit miljoni miljonis miljonist miljonini miljonile "
+                                               "miljoniga miljoneid mln"), 10**6)}),
     range_words=("… kuni",),  # "40 kuni 60 eurot", also after "alates"
     contact_offer="Täpse hinna saamiseks võtke palun meiega ühendust, aitame hea meelega.",
     offline_texts=frozen({

@@ -255,8 +255,10 @@ LANGUAGE = Language(
                            **dict.fromkeys(words("доллар доллара долларов долларах долл."), "USD")}),
     # "тыс." with its dot, so that the currency after it ("5 тыс. руб.") still belongs
     # to the amount.
-    money_scales=frozen({**dict.fromkeys(words("тыс тыс. тысяча тысячи тысяч тысячу"), 1000),
-                         **dict.fromkeys(words("млн млн. миллион миллиона миллионов"), 10**6)}),
+    money_scales=frozen({**dict.fromkeys(words("тыс тыс. тысяча тысячи тысяч тысячу тысячей тысячам тысячами "
+                                               "тысячах"), 1000),
+                         **dict.fromkeys(words("млн млн. миллион миллиона миллионов миллиону миллионом миллионе "
+                                               "миллионы миллионам миллионами миллионах"), 10**6)}),
     range_words=("от … до",),  # "до 60 евро" alone is "up to", not a range
     contact_offer="Чтобы узнать точную цену, пожалуйста, свяжитесь с нами — мы с радостью поможем.",
     offline_texts=frozen({

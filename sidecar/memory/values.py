@@ -7,10 +7,10 @@ alike their stems. Getting one wrong is the worst error the check can let throug
 (a wrong price or phone number read back as a premise), so values are extracted
 here, apart from the word matching, and checked exactly before any word is.
 
-Number, month and weekday words are the languages' own (sidecar.lang). What stays
-here is how values are written, which does not depend on the customer's language:
-a Russian customer writes "€", "10k" and "+372 …" too, so currencies, multipliers,
-phone and date shapes are one grammar for every text.
+Number, month, weekday, scale and currency words are the languages' own (sidecar.lang).
+What stays here is how values are written, which does not depend on the customer's
+language: a Russian customer writes "€", "10k" and "+372 …" too, so signs, every
+language's scale and currency words, phone and date shapes are one grammar for every text.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from .. import lang as languages
-from .words import WORD, ko_candidates
+from .. import money
+from .words import HANGUL, WORD, ko_candidates
 
 # --------------------------------------------------------------------------- number words
 
@@ -35,23 +36,10 @@ _KO_COUNTED = re.compile(r"(?<![\uac00-\ud7a3])(" + "|".join(_KO_PRENOMINAL) + r
 _CONNECTORS = frozenset(w for lg in languages.LANGS for w in lg.number_connectors)
 _SCALE = {100, 1000, 10**6}
 
-_MULTIPLIER = re.compile(
-    r"\s?(k|тыс\.?|тысяч[а-я]*|млн\.?|миллион[а-я]*|mil|millones|millón|million|millions|thousand|"
-    r"tuhat|tuhande[a-zõäöü]*|miljon[a-zõäöü]*|mln\.?)(?![\w])|([십백천만억]+)",
-    re.IGNORECASE)
-_MULT_VALUE = {"k": 1000, "тыс": 1000, "тыс.": 1000, "mil": 1000, "thousand": 1000, "tuhat": 1000,
-               "млн": 10**6, "млн.": 10**6, "mln": 10**6, "mln.": 10**6, "millón": 10**6, "millones": 10**6,
-               "million": 10**6, "millions": 10**6}
-_KO_MULT = {"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}
-
-
-def _mult_value(word: str) -> int:
-    w = word.casefold()
-    if w in _MULT_VALUE:
-        return _MULT_VALUE[w]
-    if w.startswith(("тысяч", "tuhande")):
-        return 1000
-    return 10**6  # миллион…, miljon…
+# Scale words after digits ("10k", "5 тыс.", "3만5천"), every language's: a customer writes
+# them in any language's text.
+_SCALES = money.Scales({w: n for lg in languages.LANGS for w, n in lg.money_scales.items()})
+_SCALE_AFTER = re.compile(r"\s?(" + _SCALES.run + ")")
 
 
 def _canon(x: Decimal) -> str:
@@ -129,12 +117,18 @@ _KO_WEEKDAY = re.compile(r"([월화수목금토일])요일")
 # ("27년 8월"); "30년 된" (thirty years old) stays a count.
 _KO_SHORT_YEAR = re.compile(r"\s?년\s?(?:식|형|\d{1,2}\s?월)")
 
-_CURRENCY_SYMBOL = {"€": "EUR", "$": "USD", "£": "GBP", "₽": "RUB", "₩": "KRW", "¥": "JPY"}
-_CURRENCY_WORD = re.compile(
-    r"(?<![\w])(?:(eur(?!op)\w{0,4}|евро|euro\w{0,3}|유로)|(usd|dollar\w{0,2}|доллар\w{0,3}|d[oó]lar\w{0,3}|달러)|"
-    r"(gbp|pounds?|фунт\w{0,3}|libras?)|(rub\b|руб\w{0,4}|rubl\w{0,3})|(krw|won|(?<=\d)\s?원|(?<=만)\s?원|(?<=천)\s?원))",
-    re.IGNORECASE)
-_CURRENCY_CODES = ("EUR", "USD", "GBP", "RUB", "KRW")
+# Currencies: signs and codes wherever they stand, and every language's currency words: a
+# Latin or Cyrillic one as a whole word anywhere ("pays in euros"), a Hangul one right after
+# a number or its scale ("5천원"), since "원" alone also starts "원하다" (to want).
+_CURRENCY_WORDS = {w.casefold(): code for lg in languages.LANGS for w, code in lg.currency_words.items()}
+_GLUED_SCALES = "".join(w for w in _SCALES.values if HANGUL.fullmatch(w))  # "천", "만"
+_CURRENCY = re.compile("|".join((
+    "(?P<sign>" + "|".join(re.escape(sign) for sign in sorted(money.SIGNS, key=len, reverse=True)) + ")",
+    r"(?<![^\W\d_])(?P<code>" + "|".join(money.CODES) + r")(?!\w)",
+    r"(?<![^\W\d_])(?P<word>(?i:" + money.words_alternation(w for w in _CURRENCY_WORDS if not HANGUL.search(w)) + "))",
+    r"(?<=[\d" + _GLUED_SCALES + r"])\s?(?P<after>"
+    + money.words_alternation(w for w in _CURRENCY_WORDS if HANGUL.search(w)) + ")",
+)))
 
 
 def _strip_accents(w: str) -> str:
@@ -196,14 +190,13 @@ class Values:
             u = re.sub(r"^www\.", "", u).rstrip("/")
             self.urls.append(u)
             text = self._blank(text, m.start(), m.start() + len(m.group().rstrip(".,;:!?)")))
-        for sym, code in _CURRENCY_SYMBOL.items():
-            if sym in text:
-                self.currencies.add(code)
-        for m in list(_CURRENCY_WORD.finditer(text)):
-            for i, code in enumerate(_CURRENCY_CODES):
-                if m.group(i + 1):
-                    self.currencies.add(code)
-                    text = self._blank(text, m.start(), m.end())  # a value, not a content word
+        for m in list(_CURRENCY.finditer(text)):
+            if m.group("sign"):
+                self.currencies.add(money.SIGNS[m.group()])
+                continue
+            word = m.group("word") or m.group("after")
+            self.currencies.add(_CURRENCY_WORDS[word.casefold()] if word else m.group("code"))
+            text = self._blank(text, m.start(), m.end())  # a value, not a content word
         for m in list(_PHONE.finditer(text)):
             raw = m.group().strip()
             digits = re.sub(r"\D", "", raw)
@@ -232,14 +225,9 @@ class Values:
                 continue
             alts, atoms = _number_alternatives(m.group(), _value_words(lang).comma_decimals)
             end = m.end()
-            mm = _MULTIPLIER.match(text, end)
+            mm = _SCALE_AFTER.match(text, end)
             if mm:
-                if mm.group(2):
-                    mult = 1
-                    for ch in mm.group(2):
-                        mult *= _KO_MULT[ch]
-                else:
-                    mult = _mult_value(mm.group(1))
+                mult = _SCALES.factor(mm.group(1))
                 scaled = [frozenset(_canon(Decimal(a) * mult) for a in alt if not a.startswith("M")) for alt in alts
                           if all(not a.startswith("M") for a in alt)]
                 if scaled:
