@@ -17,19 +17,25 @@ _SNOWBALL_ONLY = {"question_words", "question_particles", "question_fillers", "q
                   "name_intros", "negates_word_before", "negates_word_after", "negated_endings"}
 # Verbal nouns with an ending the stemmer leaves (Estonian "kolimine"): see et.py.
 _NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_lookalikes"}
+# A month is a name, not a number with a suffix, and a year is written in full.
+_NAMED_MONTHS = {"month_after_number", "short_year"}
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
-                              "number_connectors", "month_prefixes", "day_ordinals", "day_of", "weekdays",
-                              "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters", "keep_whole"},
-    "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "month_prefixes",
-                                              "weekday_prefixes", "fold_accents", "keep_whole"},
-    "et": _SNOWBALL_ONLY | {"irregular_forms", "number_connectors", "day_of", "weekdays", "fold_accents",
-                            "keep_whole"},
-    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
-                                              "day_of", "fold_accents", "keep_whole"},
-    "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | {"compound_kind", "compound_suffixes", "irregular_forms",
-                                              "month_prefixes", "weekday_prefixes"},
+                              "number_connectors", "month_names_capitalised", "month_prefixes", "day_ordinals",
+                              "day_of", "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters",
+                              "keep_whole"},
+    "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"compound_kind", "compound_suffixes", "month_prefixes",
+                                                              "weekday_prefixes", "fold_accents", "keep_whole"},
+    # and month names are written in lower case
+    "et": _SNOWBALL_ONLY | _NAMED_MONTHS | {"month_names_capitalised", "irregular_forms", "number_connectors",
+                                            "day_of", "weekdays", "fold_accents", "keep_whole"},
+    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"month_names_capitalised", "compound_kind",
+                                                              "compound_suffixes", "irregular_forms", "day_of",
+                                                              "fold_accents", "keep_whole"},
+    "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"month_names_capitalised", "compound_kind",
+                                                              "compound_suffixes", "irregular_forms",
+                                                              "month_prefixes", "weekday_prefixes"},
 }
 OFFLINE_KEYS = {"pinned", "found", "source", "none", "note"}
 

@@ -145,6 +145,15 @@ class Language:
     numeral ("300만 원", "5월"): part of the value, not content words."""
     months: Mapping[str, int]
     """Month names, as written, and their number."""
+    month_names_capitalised: bool
+    """Whether month names are written with a capital: in a fact, one in lower case is
+    then another word ("may", "march")."""
+    month_after_number: re.Pattern[str] | None
+    """What follows a number to make it a month, with the rest of its word ("3월에" is
+    March, not a count of 3), in a language that writes months so; None in one that does not."""
+    short_year: re.Pattern[str] | None
+    """What follows two digits to make them a year ("19년식", a model year; "27년 8월"), in a
+    language that writes years so; None in one that does not."""
     month_prefixes: tuple[tuple[str, int], ...]
     """Stems of inflected month names and their number ("сентябр" -> 9)."""
     day_ordinals: Mapping[str, int]
@@ -154,7 +163,8 @@ class Language:
     day_of: tuple[str, ...]
     """Words between such a day and its month ("of", "de")."""
     weekdays: Mapping[str, int]
-    """Weekday names, as written, and their number (Monday = 1)."""
+    """Weekday names, as written, and their number (Monday = 1). In a language whose words
+    carry their particles (`word_endings`), found anywhere in a word ("매주월요일에")."""
     weekday_prefixes: tuple[tuple[str, int], ...]
     """Stems of inflected weekday names and their number ("пятниц" -> 5)."""
     fold_accents: bool

@@ -93,6 +93,9 @@ LANGUAGE = Language(
     months=frozen({m: i + 1 for i, m in enumerate(_MONTHS)}
                   | {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
                      "oct": 10, "nov": 11, "dec": 12}),
+    month_names_capitalised=True,  # "May"; in lower case "may" and "march" are verbs
+    month_after_number=None,  # months are names, not numbers with a suffix
+    short_year=None,  # a year is written in full
     # English month and weekday names do not inflect: every form is listed whole.
     month_prefixes=(),
     day_ordinals=frozen({w: i + 1 for i, w in enumerate(words(

@@ -74,6 +74,9 @@ LANGUAGE = Language(
     counters=(),
     number_units=(),
     months=frozen({m: i + 1 for i, m in enumerate(_MONTHS)} | {"setiembre": 9}),
+    month_names_capitalised=False,  # "en mayo"
+    month_after_number=None,  # months are names, not numbers with a suffix
+    short_year=None,  # a year is written in full
     # Spanish month and weekday names do not inflect: every form is listed whole.
     month_prefixes=(),
     day_ordinals=frozen({"primero": 1}),  # the other days are said with cardinals ("catorce de marzo")

@@ -103,6 +103,9 @@ LANGUAGE = Language(
     # Only "mai" is listed whole (its stem is too short to be a safe prefix); the
     # other months are found by their stems.
     months=frozen({"mai": 5, "mail": 5, "mais": 5, "maist": 5, "maini": 5, "maiks": 5}),
+    month_names_capitalised=False,  # "mais"
+    month_after_number=None,  # months are names, not numbers with a suffix
+    short_year=None,  # a year is written in full
     month_prefixes=(("jaanuar", 1), ("veebruar", 2), ("märts", 3), ("aprill", 4), ("juuni", 6), ("juuli", 7),
                     ("august", 8), ("septemb", 9), ("oktoob", 10), ("novemb", 11), ("detsemb", 12)),
     day_ordinals=frozen(_day_ordinals()),

@@ -96,15 +96,20 @@ LANGUAGE = Language(
         팀 줄 판 송이 상자 봉지 켤레 쌍 평 퍼센트 프로 년식 인분
     """),
     number_units=words("세 월 일 인 만 천 백 억 원 kg 킬로"),
-    # Months are mostly written "5월" and weekdays "금요일": a number or a day syllable
-    # before a suffix, read by patterns in sidecar.memory.values. A month written out in
+    # Months are mostly written "5월": a number before its suffix. A month written out in
     # Sino-Korean numerals is a word of its own (June and October drop a sound).
     months=frozen({"일월": 1, "이월": 2, "삼월": 3, "사월": 4, "오월": 5, "유월": 6, "칠월": 7, "팔월": 8,
                    "구월": 9, "시월": 10, "십일월": 11, "십이월": 12}),
+    month_names_capitalised=False,  # Hangul has no capitals
+    # "3월에", but not "3 월요일" (Monday).
+    month_after_number=re.compile(r"\s?월(?!요일)[\uac00-\ud7a3]*"),
+    # A model year ("19년식", "19년형") or a year before its month ("27년 8월"); "30년 된"
+    # (thirty years old) stays a count.
+    short_year=re.compile(r"\s?년\s?(?:식|형|\d{1,2}\s?월)"),
     month_prefixes=(),
     day_ordinals=frozen({}),  # days are numerals with 일 ("14일")
     day_of=(),
-    weekdays=frozen({}),
+    weekdays=frozen({day + "요일": i + 1 for i, day in enumerate("월화수목금토일")}),
     weekday_prefixes=(),
     fold_accents=False,  # Hangul has no accents
     decimal_mark=".",

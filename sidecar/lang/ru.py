@@ -89,6 +89,9 @@ LANGUAGE = Language(
     # Only "май" is listed whole (its stem "ма" would be prefix of half the
     # language); the other months are found by their stems.
     months=frozen({"май": 5, "мая": 5, "мае": 5, "маем": 5}),
+    month_names_capitalised=False,  # "в мае"
+    month_after_number=None,  # months are names, not numbers with a suffix
+    short_year=None,  # a year is written in full
     month_prefixes=(("январ", 1), ("феврал", 2), ("март", 3), ("апрел", 4), ("июн", 6), ("июл", 7),
                     ("август", 8), ("сентябр", 9), ("октябр", 10), ("ноябр", 11), ("декабр", 12)),
     day_ordinals=frozen({form: day for day, stems in _DAY_STEMS.items() for stem in stems.split()

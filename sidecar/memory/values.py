@@ -25,13 +25,6 @@ from .words import HANGUL, WORD, ko_candidates
 
 # --------------------------------------------------------------------------- number words
 
-_KO = languages.get("ko")
-_KO_NUMERALS = _KO.number_words
-_KO_PRENOMINAL = _KO.counted_number_words
-# A prenominal numeral counts only before a counter ("두 대", "세 번째"), not before a
-# scale word, a currency or a Sino-Korean unit ("세 월" is not "3 months").
-_KO_COUNTED = re.compile(r"(?<![\uac00-\ud7a3])(" + "|".join(_KO_PRENOMINAL) + r")\s?("
-                         + "|".join(sorted(set(_KO.counters), key=len, reverse=True)) + r")")
 # Words inside a written-out number ("two hundred and fifty"), in any language's text.
 _CONNECTORS = frozenset(w for lg in languages.LANGS for w in lg.number_connectors)
 _SCALE = {100, 1000, 10**6}
@@ -110,13 +103,6 @@ def _number_alternatives(s: str, comma_decimals: bool = False) -> tuple[list[fro
 
 # --------------------------------------------------------------------------- months, weekdays, currency
 
-# After a number, with the rest of its word ("3월에"): "3월" is March, not a count of 3.
-_KO_MONTH = re.compile(r"\s?월(?!요일)[\uac00-\ud7a3]*")
-_KO_WEEKDAY = re.compile(r"([월화수목금토일])요일")
-# A year written with two digits: a model year ("19년식", "19년형") or a year before its month
-# ("27년 8월"); "30년 된" (thirty years old) stays a count.
-_KO_SHORT_YEAR = re.compile(r"\s?년\s?(?:식|형|\d{1,2}\s?월)")
-
 # Currencies: signs and codes wherever they stand, and every language's currency words: a
 # Latin or Cyrillic one as a whole word anywhere ("pays in euros"), a Hangul one right after
 # a number or its scale ("5천원"), since "원" alone also starts "원하다" (to want).
@@ -143,6 +129,19 @@ class _ValueWords:
         own = languages.find(lang)
         self.numbers = own.number_words if own else {}
         self.months = own.months if own else {}
+        self.capital_months = bool(own) and own.month_names_capitalised
+        self.month_after_number = own.month_after_number if own else None
+        self.short_year = own.short_year if own else None
+        # A numeral that counts only before a counter ("두 대", "세 번째"), not before a scale
+        # word, a currency or a unit ("세 월" is not "3 months").
+        counted = own.counted_number_words if own else {}
+        self.counted_values = counted
+        self.counted = re.compile(r"(?<![^\W\d_])(" + "|".join(counted) + r")\s?("
+                                  + "|".join(sorted(set(own.counters), key=len, reverse=True)) + ")") \
+            if counted else None
+        # Where words carry their particles, a weekday is found anywhere in one ("매주월요일에").
+        self.weekday_in_word = re.compile("|".join(map(re.escape, own.weekdays))) \
+            if own and own.word_endings and own.weekdays else None
         self.month_prefixes = own.month_prefixes if own else ()
         self.day_ordinals = own.day_ordinals if own else {}
         self.day_of = own.day_of if own else ()
@@ -207,15 +206,17 @@ class Values:
                 self.atoms.add(digits)
             self.phones.append(digits)
             text = self._blank(text, m.start(), m.end())
+        own = _value_words(lang)
         for m in list(_NUM.finditer(text)):
-            month = _KO_MONTH.match(text, m.end()) if lang == "ko" and m.group().isdigit() else None
+            month = own.month_after_number.match(text, m.end()) \
+                if own.month_after_number and m.group().isdigit() else None
             if month and 1 <= int(m.group()) <= 12:
                 self.numbers.append((text[m.start():month.end()], [frozenset([f"M{int(m.group())}"])]))
                 self.atoms.add(f"M{int(m.group())}")
                 text = self._blank(text, m.start(), month.end())
                 continue
-            two_digits = lang == "ko" and len(m.group()) == 2 and m.group().isdigit()
-            year = _KO_SHORT_YEAR.match(text, m.end()) if two_digits else None
+            two_digits = own.short_year and len(m.group()) == 2 and m.group().isdigit()
+            year = own.short_year.match(text, m.end()) if two_digits else None
             if year:
                 # "98년식" is a car of 1998; no customer speaks of a model year fifty years ahead
                 full = str(int(m.group()) + (2000 if int(m.group()) < 50 else 1900))
@@ -223,7 +224,7 @@ class Values:
                 self.atoms.add(full)
                 text = self._blank(text, m.start(), m.end())  # "년" left as in "2019년식"
                 continue
-            alts, atoms = _number_alternatives(m.group(), _value_words(lang).comma_decimals)
+            alts, atoms = _number_alternatives(m.group(), own.comma_decimals)
             end = m.end()
             mm = _SCALE_AFTER.match(text, end)
             if mm:
@@ -237,9 +238,9 @@ class Values:
             self.numbers.append((m.group(), alts))
             self.atoms |= atoms
             text = self._blank(text, m.start(), end)
-        if lang == "ko":
-            for m in list(_KO_COUNTED.finditer(text)):
-                v = _KO_PRENOMINAL[m.group(1)]
+        if own.counted:
+            for m in list(own.counted.finditer(text)):
+                v = own.counted_values[m.group(1)]
                 if fact and v == 1:
                     continue
                 self.numbers.append((m.group(), [frozenset([str(v)])]))
@@ -258,8 +259,8 @@ class Values:
 
         def month_of(w: str) -> int | None:
             lw = w.casefold()
-            if lang == "en":
-                return months.get(lw) if w[0].isupper() or not fact else None  # in a fact, "may" is a verb
+            if own.capital_months:
+                return months.get(lw) if w[0].isupper() or not fact else None
             if lang == "ko":  # "삼월에": the month before its particle
                 return next((months[c] for c in ko_candidates(lw) if c in months), None)
             found = months.get(own.key(lw))
@@ -312,12 +313,9 @@ class Values:
             w = m.group()
             lw = w.casefold()
             if lang == "ko":
-                cand = ko_candidates(lw)
-                v = next((_KO_NUMERALS[c] for c in cand if c in _KO_NUMERALS), None)
+                v = next((table[c] for c in ko_candidates(lw) if c in table), None)
             else:
                 v = table.get(own.key(lw))
-                if lang == "en" and lw == "one" and fact:
-                    v = None
                 if v == 1 and fact:
                     v = None  # "one": an article or pronoun far more often than a count
             day = day_before_month(i) if v is None else None
@@ -343,9 +341,9 @@ class Values:
             day = own.weekdays.get(own.key(lw))
             if day is None:
                 day = next((n for p, n in own.weekday_prefixes if lw.startswith(p)), None)
-            if day is None and lang == "ko":
-                km = _KO_WEEKDAY.search(lw)
-                day = "월화수목금토일".index(km.group(1)) + 1 if km else None
+            if day is None and own.weekday_in_word:
+                found = own.weekday_in_word.search(lw)
+                day = own.weekdays[found.group()] if found else None
             if day is not None:
                 self.atoms.add(f"D{day}")
                 if fact:
@@ -408,6 +406,7 @@ def value_kinds(text: str, lang: str) -> frozenset[str]:
 # whose dot does not end a sentence, in any language's text ("Dr.", "ул.").
 _ABBREV = frozenset(w for lg in languages.LANGS for w in lg.abbreviations)
 _NAMEWORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_KO = languages.get("ko")
 # Korean names have no capitals; they are caught before a title or after "이름은".
 _KO_NAME = re.compile(r"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]{2,4}?)\s?(?:" + "|".join(_KO.name_titles) + r")"
                       r"|(?:" + "|".join(_KO.name_intros) + r")[은는이]?\s*:?\s*([\uac00-\ud7a3]{2,4})")
