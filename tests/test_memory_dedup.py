@@ -534,3 +534,11 @@ def test_a_name_is_a_thing_however_its_stem_reads_a_channel_named_stays_a_value(
                              0.05, "es")])
     assert slots("Su hija Marta va a ballet los martes.", "es").kin
     assert slots("Prefiere que le avisen por WhatsApp.", "es").words == ("avis",)  # a channel, not a thing
+
+
+def test_a_name_opening_a_fact_before_a_word_for_a_relative_is_a_thing_not_a_value_word():
+    # "Martín" at the start is no "martes" (Tuesday): it is the son's name, as after "Su hijo".
+    opening = "Martín, el hijo, tiene guitarra los martes."
+    assert "martin" in slots(opening, "es").words
+    assert may_merge(opening, "Su hijo Martín va a clases de guitarra los martes.", 0.018, "es", BANDS, 0.2)
+    assert "liisa" in slots("Liisa, tema tütar, õpib ülikoolis.", "et").words
