@@ -138,11 +138,13 @@ HISTORY = (
           "judge's fit the same way", judge_blind=True, repeats=10),
     Split("fresh36", "a fresh36 split written the same way after fresh34 was scored and held back unread while the "
           "choices after fresh35 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=7),
+    Split("fresh37", "a fresh37 split written the same way after fresh36 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=12),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh37",)
+HELD_BACK: tuple[str, ...] = ()
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
