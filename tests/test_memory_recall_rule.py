@@ -127,6 +127,13 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("Bruno jäi kevadel magama, edaspidi tulen üksi", "et"), ("Poeg sündis märtsis", "et"),
                           ("저 K5 결국 폐차했어요", "ko"), ("그 큰 악기는 당근으로 넘겼어요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # Said with a word between ("jäi igaveseks magama"), stolen in slang ("увели"), a birth with "our"
+    # ("nació nuestra pequeña"), and what finally changed ("lõpuks").
+    for message, lang in [("Liisu jäi eelmisel nädalal igaveseks magama", "et"),
+                          ("Велик у меня увели прямо от подъезда", "ru"),
+                          ("Este año venimos tres, nació nuestra pequeña Alba", "es"),
+                          ("Mees on lõpuks nõus pildile tulema", "et")]:
+        assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

@@ -137,7 +137,9 @@ LANGUAGE = Language(
         "lahkus meie hulgast", "lahkus meie juurest", "jättis meid maha",
         # Sünd lõpetab raseduse; auto läks romuks, anti ära; loom jäi igaveseks magama.
         "sündis", "on sündinud", "sünnitasin", "beebi on käes", "romu", "lammutusse", "andsime ära",
-        "andsin ära", "jäi magama", "magama panna", "magama pane",
+        "andsin ära", "jäi magama", "igaveseks magama", "magama panna", "magama pane",
+        # What finally changed: "mees on lõpuks nõus pildile tulema".
+        "lõpuks",
         # Given away as a gift: "kinkisin oma metsaratta vennale".
         "kinkisin", "kinkisime",
         # "reedestest leibadest loobun", "reedesed leivad palun lõpetage": what the customer gives up.
