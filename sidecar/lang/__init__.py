@@ -7,7 +7,12 @@
 Each module (en.py, et.py, ru.py, es.py, ko.py) defines `LANGUAGE`, a
 base.Language with the same fields. To add a language: write its module (copy one
 whose script and grammar are closest) and add its code to _CODES below;
-tests/test_lang.py then checks that every field is filled.
+tests/test_lang.py then checks that every field is filled, and a field the language
+has nothing for is listed there with its reason. A language written in a Latin or
+Cyrillic script with a Snowball stemmer needs nothing more: search, grounding, dedup,
+forget, the value and price readers and the offline answer read it from its module.
+One read as Korean is (FULLTEXT bigrams, endings stripped without a stemmer, no
+capitals: ko.py) also goes through the code paths that test for "ko".
 
 Lookups are by exact code, as the callers pass it (they normalise tags with
 sidecar.langs.normalize_lang where a tag comes from outside).
