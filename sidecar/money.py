@@ -170,8 +170,8 @@ class Grammar:
         # A currency standing on its own ("Hind (€)", "hinnad eurodes"): for a price
         # list whose numbers are written bare.
         free_words = "|".join(
-            (f"(?<![{_HANGUL}])" if re.search(f"[{_HANGUL}]", w) else "(?<![^\\W\\d_])") + f"(?:{words_alternation([w])})"
-            for w in words)
+            (f"(?<![{_HANGUL}])" if re.search(f"[{_HANGUL}]", w) else "(?<![^\\W\\d_])")
+            + f"(?:{words_alternation([w])})" for w in words)
         self.free_currency = re.compile(f"(?P<sign>{signs})|(?<![^\\W\\d_])(?P<code>{codes})(?!\\w)"
                                         + (f"|(?P<word>(?i:{free_words}))" if words else ""))
         joiners, paired = [_DASHES], []

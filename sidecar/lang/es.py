@@ -115,7 +115,8 @@ LANGUAGE = Language(
         # Lo que se da por terminado: "adiós a las gafas", "quitadme lo de la moto", "cancela el ramo".
         "adiós a", "adios a", "quitéis", "quitad", "quiten", "cancela", "de baja",
         # Un nacimiento acaba un embarazo, un coche al desguace, lo que "se acabó".
-        "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "nació nuestr", "nacio nuestr", "di a luz", "dado a luz", "dio a luz",
+        "ha nacido", "ya nació", "ya nacio", "nació mi", "nacio mi", "nació nuestr", "nacio nuestr", "di a luz",
+        "dado a luz", "dio a luz",
         "se acabó", "se acabo", "no más", "nunca más", "desguace", "achatarr", "lo regalamos", "la regalamos", "tuvimos que dormir",
         # In a message any form asks for a change ("quiero cambiar el número"); in a fact only the
         # change cues' past forms say one ("cambio de aceite", an oil change, is no change).

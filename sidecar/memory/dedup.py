@@ -341,12 +341,14 @@ def slots(text: str, lang: str) -> Slots:
     changes = bool(change and change.search(text)) or called_new
     date = len(values) == 1 and atom_kind(next(iter(values))) in ("month", "weekday")
     names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
+    # A name is a thing however its stem reads ("Marta" is no "martes"), and so is one opening
+    # the fact before a word for a relative; but a name that is a value as written
+    # ("WhatsApp", "SMS": a channel) stays a value.
     apposed = _apposed_name(text, lists.relatives)
-    # A name is a thing however its stem reads ("Marta" is no "martes"), but a name that is a
-    # value as written ("WhatsApp", "SMS": a channel) stays a value.
+    thing_names = [*names, apposed] if apposed else names
     folded_names = _fold(" ".join(names))
-    named = frozenset(stem for name in _fold(" ".join([*names, apposed] if apposed else names)).split()
-                      if name not in _labels(lang) for stem in _words(name, lang))
+    named = frozenset(stem for name in _fold(" ".join(thing_names)).split() if name not in _labels(lang)
+                      for stem in _words(name, lang))
     name_words = _long(_thing_words(folded_names, lang, named), lang) if names else ()
     every = tuple(_thing_words(blank_spans(folded, found.spans), lang, named))
     words = _long(every, lang)
@@ -454,18 +456,23 @@ def _names_after(text: str, names: list[str], before: re.Pattern[str] | None) ->
 _NEXT_WORD = re.compile(r"\s+(\w+)")
 
 
-# A capitalised word opening a fact, set off by a comma, and the word or two after the comma.
-_OPENING_NAME = re.compile(r"\W*([^\W\d_][^\W\d_'’-]*)\s*,\s*(?:[^\W\d_]+\s+)?")
+# A word opening a fact, set off by a comma; and one word, which may stand before the next
+# ("el", "tema", "her").
+_OPENING_WORD = re.compile(r"\W*([^\W\d_][^\W\d_'’-]*)\s*,\s*")
+_ONE_WORD = re.compile(r"[^\W\d_]+\s+")
 
 
 def _apposed_name(text: str, relatives: re.Pattern[str] | None) -> str | None:
     """The name opening a fact set off before a word for a relative ("Martín, el hijo, tiene
     guitarra …", "Liisa, tema tütar, …"): a thing however its stem reads, as in "Su hijo Martín
     …", though it starts the sentence ("Martín" is no "martes")."""
-    m = _OPENING_NAME.match(text)
-    if not m or relatives is None or not m.group(1)[0].isupper() or not relatives.match(text, m.end()):
+    m = _OPENING_WORD.match(text)
+    if not m or relatives is None or not m.group(1)[0].isupper():
         return None
-    return m.group(1)
+    before = _ONE_WORD.match(text, m.end())
+    if relatives.match(text, m.end()) or (before and relatives.match(text, before.end())):
+        return m.group(1)
+    return None
 
 
 def _ends_a_name(text: str, end: int) -> bool:
