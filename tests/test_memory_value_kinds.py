@@ -65,3 +65,5 @@ def test_scale_and_currency_words_are_the_languages_own_in_any_text():
     assert amounts("숙소 예산 1박 15만 원.", "ko") == ([{"1"}, {"150000"}], {"KRW"})
     assert amounts("3만5천원", "ko") == ([{"30000"}, {"5000"}], {"KRW"})
     assert amounts("원하는 날에 배송.", "ko") == ([], set())
+    # Any ISO code the price check knows, in capitals, and a currency word in capitals too.
+    assert amounts("Pays 40 CHF a month, or 45 EUROS.", "en") == ([{"40"}, {"45"}], {"CHF", "EUR"})

@@ -107,14 +107,20 @@ def _number_alternatives(s: str, comma_decimals: bool = False) -> tuple[list[fro
 # Latin or Cyrillic one as a whole word anywhere ("pays in euros"), a Hangul one right after
 # a number or its scale ("5천원"), since "원" alone also starts "원하다" (to want).
 _CURRENCY_WORDS = {w.casefold(): code for lg in languages.LANGS for w, code in lg.currency_words.items()}
+_WRITTEN = [w for w in _CURRENCY_WORDS if not HANGUL.search(w)]
+_GLUED = [w for w in _CURRENCY_WORDS if HANGUL.search(w)]
 _GLUED_SCALES = "".join(w for w in _SCALES.values if HANGUL.fullmatch(w))  # "천", "만"
-_CURRENCY = re.compile("|".join((
-    "(?P<sign>" + "|".join(re.escape(sign) for sign in sorted(money.SIGNS, key=len, reverse=True)) + ")",
-    r"(?<![^\W\d_])(?P<code>" + "|".join(money.CODES) + r")(?!\w)",
-    r"(?<![^\W\d_])(?P<word>(?i:" + money.words_alternation(w for w in _CURRENCY_WORDS if not HANGUL.search(w)) + "))",
-    r"(?<=[\d" + _GLUED_SCALES + r"])\s?(?P<after>"
-    + money.words_alternation(w for w in _CURRENCY_WORDS if HANGUL.search(w)) + ")",
-)))
+# What a sign, a code or a written word can begin with: looked for first, so that the long
+# alternation is tried only where a currency can begin.
+_STARTS = ({sign[0] for sign in money.SIGNS} | {code[0] for code in money.CODES}
+           | {c for w in _WRITTEN for c in (w[0], w[0].upper())})
+_CURRENCY = re.compile(
+    "(?=[" + re.escape("".join(sorted(_STARTS))) + "])(?:" + "|".join((
+        "(?P<sign>" + "|".join(re.escape(sign) for sign in sorted(money.SIGNS, key=len, reverse=True)) + ")",
+        r"(?<![^\W\d_])(?P<code>" + "|".join(money.CODES) + r")(?!\w)",
+        r"(?<![^\W\d_])(?P<word>(?i:" + money.words_alternation(_WRITTEN) + "))",
+    )) + ")"
+    r"|(?<=[\d" + _GLUED_SCALES + r"])\s?(?P<after>" + money.words_alternation(_GLUED) + ")")
 
 
 def _strip_accents(w: str) -> str:
