@@ -138,9 +138,10 @@ class Scales:
 
     def __init__(self, scales: Mapping[str, int]):
         self.values = {w.casefold(): n for w, n in scales.items()}
+        one = f"(?i:{words_alternation(self.values)})"
         # One or more scale words in a row, as pattern text ("" without any).
-        self.run = f"(?i:{words_alternation(self.values)})+" if self.values else ""
-        self._word = re.compile(f"(?i:{words_alternation(self.values)})") if self.values else None
+        self.run = f"{one}+" if self.values else ""
+        self._word = re.compile(one) if self.values else None
 
     def factor(self, run: str) -> int:
         """What the scale words of `run` (as `self.run` matched it) multiply by."""

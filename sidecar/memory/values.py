@@ -87,13 +87,12 @@ def _number_alternatives(s: str, comma_decimals: bool = False) -> tuple[list[fro
         base = {str(i) for i in ints}
         alts.append(frozenset(base))
         if ints[0] <= 31 and 1 <= ints[1] <= 12:
-            alts.append(frozenset({str(ints[0]), f"M{ints[1]}"} | {str(i) for i in ints[2:]}))
+            day_month = frozenset({str(ints[0]), f"M{ints[1]}"} | {str(i) for i in ints[2:]})
+            # "14.03" where a decimal is written "14,03": a date before all else
+            dotted_date = comma_decimals and seps == ["."] and len(groups[1]) == 2 and ints[0] >= 1
+            alts.insert(0 if dotted_date else len(alts), day_month)
         if 1 <= ints[0] <= 12 and ints[1] <= 31:
             alts.append(frozenset({f"M{ints[0]}", str(ints[1])} | {str(i) for i in ints[2:]}))
-        if comma_decimals and seps == ["."] and len(groups[1]) == 2 and 1 <= ints[0] <= 31 and 1 <= ints[1] <= 12:
-            day_month = frozenset({str(ints[0]), f"M{ints[1]}"})
-            alts.remove(day_month)
-            alts.insert(0, day_month)
     atoms = set().union(*alts) if alts else set()
     atoms |= {_canon(Decimal(g)) for g in groups}
     if not alts:
