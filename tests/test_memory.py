@@ -329,6 +329,16 @@ def test_without_a_proposal_the_learned_judge_merges_a_restatement_the_rule_keep
     assert [m.content for m in c.memories(engine, site)] == ["Likes to come in in the mornings."]
 
 
+def test_a_restatement_of_part_of_a_stored_fact_keeps_the_stored_text(client, fake, svc, engine, site):
+    # The stored fact says all the new one does and the dog's age more: the judge merges
+    # them, and the row keeps the stored text, so the age is not lost.
+    c = Customer(client, fake, svc, "v-bramble")
+    c.says("We have a 4-year-old cocker spaniel called Bramble.",
+           said(("fact", "Has a 4-year-old Cocker Spaniel called Bramble.", None, 3)))
+    c.says("Bramble, our cocker spaniel, needs a trim.", said(("fact", "Bramble, their cocker spaniel.", None, 3)))
+    assert [m.content for m in c.memories(engine, site)] == ["Has a 4-year-old Cocker Spaniel called Bramble."]
+
+
 def test_without_a_proposal_a_move_replaces_where_the_customer_lives(client, fake, svc, engine, site):
     # "Has moved to Cardiff." lies 0.17 from "Lives in Bristol.", beyond the dedup distance:
     # a customer lives in one place at a time, so code alone replaces it.

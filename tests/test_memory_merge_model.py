@@ -9,7 +9,7 @@ import pytest
 
 from sidecar.embedders.local import LocalEmbedder
 from sidecar.memory import embedding as memory_embedding
-from sidecar.memory import extract, merge_model
+from sidecar.memory import dedup, extract, merge_model
 from sidecar.memory.service import MemorySettings
 
 BANDS = MemorySettings().dedup_bands()
@@ -101,12 +101,14 @@ def test_a_change_merges_only_with_a_fact_it_speaks_of_whatever_the_score(judge,
 def test_a_stored_fact_that_says_more_is_never_replaced_whatever_the_score(judge, local):
     always = replace(judge, threshold=0.0)
     for more in ("The bakery in Tartu has 3 employees.", "The bakery in Tartu delivers bread."):
-        new, old = "Runs a bakery in Tartu.", more  # putting the new one in its place would lose what it says
+        # Putting the new one in its place would lose what it says: they merge only by keeping it.
+        new, old = "Runs a bakery in Tartu.", more
         u, v, d = pair(local, new, old)
-        assert d <= always.reach and not always.merges(new, u, old, v, d, "en", BANDS), (new, old)
+        assert d <= always.reach and always.merges(new, u, old, v, d, "en", BANDS), (new, old)
+        assert dedup.keeps_stored(new, old, "en"), (new, old)
         new, old = more, "Runs a bakery in Tartu."  # in place of the old one, the new one loses nothing
         u, v, d = pair(local, new, old)
-        assert always.merges(new, u, old, v, d, "en", BANDS), (new, old)
+        assert always.merges(new, u, old, v, d, "en", BANDS) and not dedup.keeps_stored(new, old, "en"), (new, old)
     new, old = "Has a Ford Focus from 2018.", "Drives a 2018 Ford Focus."  # one word more: may merge
     u, v, d = pair(local, new, old)
     assert always.merges(new, u, old, v, d, "en", BANDS)

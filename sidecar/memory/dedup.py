@@ -569,6 +569,16 @@ def says_more(a: Slots, b: Slots) -> bool:
     return only_b == 0 and only_a >= 2
 
 
+def keeps_stored(new: str, old: str, lang: str) -> bool:
+    """Whether a merge keeps the stored text as it is: it says all the new fact says and
+    more (says_more). The new one restates a part of it ("Has a beagle called Max." beside
+    "Has a beagle called Max, 7, on a grain-free diet."), and written in its place it would
+    lose the rest. A change says a word the stored fact lacks ("now", "switched"), so it is
+    written in place."""
+    a, b = pair(new, old, lang)
+    return says_more(b, a)
+
+
 @dataclass(frozen=True)
 class Bands:
     outer: float  # beyond this distance code alone never merges

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..prompt import knowledge_block
 from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
-from .dedup import Bands, decide
+from .dedup import Bands, decide, keeps_stored
 from .grounding import is_grounded
 from .merge_model import MergeJudge
 from .recall import distances
@@ -206,6 +206,7 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
     live = {m.id: m for m in facts}
     for entry, vector in zip(entries, vectors):
         match: StoredMemory | None = None
+        keep = False  # code alone found it restating a part of a stored fact: the stored text stays
         proposed = _proposed(entry, vector, known, updates_distance)
         if proposed is not None and proposed.id in live:  # still there, and not replaced this turn
             match = live[proposed.id]
@@ -215,10 +216,13 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
             i = nearest_same(entry.content, vector, [f.content for f in facts], [f.embedding for f in facts],
                              lang, dedup, judge)
             match = facts[i] if i is not None else None
+            keep = match is not None and keeps_stored(entry.content, match.content, lang)
         if match is not None:
-            store.replace(match, content=entry.content, importance=entry.importance, embedding=vector,
+            # A model's proposal may mean a change ("Has a dog." once the cat is gone): written in place.
+            content, vector = (match.content, match.embedding) if keep else (entry.content, vector)
+            store.replace(match, content=content, importance=entry.importance, embedding=vector,
                           embed_model=embed_model, conversation_id=conversation_id, turn_seq=turn_seq)
-            match.content, match.embedding = entry.content, vector
+            match.content, match.embedding = content, vector
             match.importance = max(match.importance, entry.importance)
             result.updated += 1
         else:

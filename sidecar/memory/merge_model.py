@@ -28,8 +28,9 @@ family never merges with one about the customer, nor two facts naming the two si
 one contrast (the upper and the lower molar), nor a fact saying it changed with one
 it does not speak of (dedup.decide's rules, kept here too: the judge learned from pairs
 of one customer's facts, and a change beside an unrelated fact is not among them), nor
-one fact with another that says all it says and two things or values more: that is
-something else about the same thing, and replacing either way would lose it.
+a fact in place of a stored one that says all it says and two things or values more,
+which would be lost: such a pair merges only by keeping the stored text as it is
+(dedup.keeps_stored).
 Off the visitor's clock: dedup runs in the extraction job.
 """
 from __future__ import annotations
@@ -75,8 +76,9 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
     customer, the two sides of one contrast; dedup.two_lines: two lines of one kind of
     contact), a fact saying it changed only with one it
     speaks of (dedup.speaks_of), never in place of a stored fact that says more
-    (dedup.says_more): the new fact replaces the old, so what only the old one says would
-    be lost; a new fact saying more loses nothing."""
+    (dedup.says_more), where what only the old one says would be lost: with such a fact it
+    merges only where the merge keeps the stored text (dedup.keeps_stored). A new fact
+    saying more loses nothing."""
     if distance > reach:
         return False
     a, b = dedup.pair(new, old, lang, synonyms=False)
@@ -84,7 +86,10 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
-    return not dedup.says_more(b, a)
+    # A new fact restating part of a stored one that says more merges by keeping the
+    # stored text (dedup.keeps_stored), so nothing is lost; one saying it changed would
+    # be written in its place.
+    return not dedup.says_more(b, a) or dedup.keeps_stored(new, old, lang)
 
 
 @dataclass(frozen=True)
