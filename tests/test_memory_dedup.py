@@ -542,3 +542,13 @@ def test_a_name_opening_a_fact_before_a_word_for_a_relative_is_a_thing_not_a_val
     assert "martin" in slots(opening, "es").words
     assert may_merge(opening, "Su hijo Martín va a clases de guitarra los martes.", 0.018, "es", BANDS, 0.2)
     assert "liisa" in slots("Liisa, tema tütar, õpib ülikoolis.", "et").words
+
+
+def test_a_noun_whose_stem_changes_as_it_inflects_is_one_thing_word():
+    from sidecar.memory.dedup import overlap, pair
+    assert overlap(*pair("Tütrel on klaveritund igal teisipäeval.", "Tütar käib teisipäeviti klaveritunnis.",
+                         "et")) == 1.0
+    new, old = pair("Нашего пса перевели на Purina.", "Старый пёс ест Royal Canin.", "ru")
+    assert "собак" in new.words and "собак" in old.words  # "пёс" and its synonym "собака"
+    new, old = pair("Poeg põeb astmat.", "Pojal on astma.", "et")
+    assert set(new.words) >= set(old.words)

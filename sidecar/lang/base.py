@@ -112,7 +112,10 @@ class Language:
     grounding content check (a negation has its own rule); dedup counts none of them
     but the negations among the things a fact names ("only", "только")."""
     irregular_forms: Mapping[str, str]
-    """Inflected forms the stemmer cannot bring to their base ("sent" -> "send")."""
+    """Inflected forms the stemmer cannot bring to their base ("sent" -> "send", "tütre" ->
+    "tütar", "щенка" -> "щенок"). The memory checks read the form's stem as the base's
+    wherever it stands (words.base_stem), so one form stands for every form that stems
+    alike ("tütrele", "tütrel")."""
     verbal_noun_endings: tuple[str, ...]
     """Endings that make a noun of a verb, as the stemmer leaves them: "kolimine" and
     "kolimise" stem to "kolimise", which less "mise" is "koli", the stem of "kolib" (moves).

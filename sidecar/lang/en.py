@@ -63,7 +63,7 @@ LANGUAGE = Language(
         "driven": "drive", "wrote": "write", "written": "write", "began": "begin", "begun": "begin",
         "broke": "break", "broken": "break", "chose": "choose", "chosen": "choose", "flew": "fly",
         "flown": "fly", "forgot": "forget", "forgotten": "forget", "lost": "lose", "met": "meet",
-        "moved": "move", "rode": "ride", "ridden": "ride", "saw": "see", "seen": "see", "shut": "shut",
+        "rode": "ride", "ridden": "ride", "saw": "see", "seen": "see",
         "spoke": "speak", "spoken": "speak", "stole": "steal", "stolen": "steal", "taught": "teach",
         "thought": "think", "understood": "understand", "woke": "wake", "wore": "wear", "worn": "wear",
         "children": "child", "people": "person", "men": "man", "women": "woman", "teeth": "tooth",

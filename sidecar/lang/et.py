@@ -79,8 +79,29 @@ LANGUAGE = Language(
         oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik iga sest
         kuna et siis pole polnud mitte ilma ega ära ärge ärgu
     """),
-    # Snowball's Estonian stemmer brings the inflected forms to one stem.
-    irregular_forms=frozen({}),
+    # Snowball's Estonian stemmer strips case endings but leaves a stem that changes
+    # ("tütar" / "tütre-le", "laps" / "lapse-ga", "pood" / "poe-s"): one form of each such
+    # stem (its other forms stem alike).
+    irregular_forms=frozen({
+        "lapse": "laps", "lapsi": "laps", "last": "laps", "mehe": "mees", "mehi": "mees", "naise": "naine",
+        "naisi": "naine", "naist": "naine", "tütre": "tütar", "tütarde": "tütar", "poja": "poeg", "poega": "poeg",
+        "poegi": "poeg", "venna": "vend", "venda": "vend", "vendi": "vend", "õed": "õde", "õega": "õde",
+        "õel": "õde", "õele": "õde", "poe": "pood", "poed": "pood", "poele": "pood", "poes": "pood",
+        "poode": "pood", "poodi": "pood", "aja": "aeg", "aega": "aeg", "aegu": "aeg", "leiva": "leib",
+        "leiba": "leib", "leibu": "leib", "jala": "jalg", "jalga": "jalg", "jalgu": "jalg", "käe": "käsi",
+        "käed": "käsi", "käele": "käsi", "käte": "käsi", "kätt": "käsi", "toa": "tuba", "toad": "tuba",
+        "toas": "tuba", "tube": "tuba", "tuppa": "tuba", "paadi": "paat", "paate": "paat", "paati": "paat",
+        "hamba": "hammas", "hammaste": "hammas", "ukse": "uks", "uksi": "uks", "ust": "uks", "sõbra": "sõber",
+        "sõpra": "sõber", "sõpru": "sõber", "koera": "koer", "koeri": "koer", "rea": "rida", "read": "rida",
+        "ridu": "rida", "keele": "keel", "keeli": "keel", "küüne": "küüs", "küünt": "küüs", "küüsi": "küüs",
+        "juuste": "juuksed", "selja": "selg", "selga": "selg", "nime": "nimi", "hinna": "hind", "hinda": "hind",
+        "hindu": "hind", "rohu": "rohi", "rohtu": "rohi", "tunni": "tund", "tundi": "tund", "tunde": "tund",
+        "lille": "lill", "lilli": "lill", "koogi": "kook", "kooke": "kook", "kooki": "kook", "tordi": "tort",
+        "torti": "tort", "õlle": "õlu", "õlut": "õlu", "prille": "prillid", "läätse": "lääts", "läätsi": "lääts",
+        "naha": "nahk", "nahka": "nahk", "laua": "laud", "lauad": "laud", "lauda": "laud", "kapi": "kapp",
+        "akna": "aken", "hobuse": "hobune", "hobu": "hobune", "jänese": "jänes",
+        "pruudi": "pruut", "pruuti": "pruut", "põlve": "põlv", "põlvi": "põlv", "pulmi": "pulm",
+    }),
     verbal_noun_endings=words("mise mine"),  # "kolimine" (moving), "tellimise" (of ordering)
     verbal_noun_links=words("mis"),
     verbal_noun_lookalikes=words("eelmine järgmine ülejärgmine alumine ülemine peamine sisemine välimine tagumine "

@@ -103,7 +103,8 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, atom_kind, blank_spans, capitalised_names, value_kinds
-from .words import ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, stems_match, two_words_of
+from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, memory_terms, stems_match,
+                    two_words_of)
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -185,7 +186,7 @@ def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNo
     def stem(word: str) -> str | None:
         if lang == "ko":
             return ko_stem(word) if HANGUL.fullmatch(word) else None
-        stems = [w for t in content_terms(word, lang) for w in _as_verb(t, nouns)]
+        stems = [w for t in memory_terms(word, lang) for w in _as_verb(t, nouns)]
         return stems[0] if len(stems) == 1 else None
     out: dict[str, str] = {}
     for group in synonyms:
@@ -216,7 +217,7 @@ def _words(text: str, lang: str) -> list[str]:
     keep = lists.keep_whole
     whole = [w for w in re.findall(r"\w+", text) if w in keep]
     rest = re.sub(r"\w+", lambda m: " " if m.group() in keep else m.group(), text)
-    return whole + sorted(w for t in content_terms(rest, lang) for w in _as_verb(t, lists.verbal_nouns))
+    return whole + sorted(w for t in memory_terms(rest, lang) for w in _as_verb(t, lists.verbal_nouns))
 
 
 def _as_verb(stem: str, nouns: _VerbalNouns) -> tuple[str, ...]:

@@ -50,11 +50,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..searchtext import content_terms
 from .refs import ref
 from .store import StoredMemory, MemoryIndex
 from .values import value_kinds
-from .words import stems_match
+from .words import memory_terms, stems_match
 
 BUDGET_CHARS = 1500
 MAX_SHOWN = 12
@@ -114,7 +113,7 @@ class Bounds:
 
 
 def terms(text: str, lang: str) -> frozenset[str]:
-    return frozenset(content_terms(text, lang)) if text else frozenset()
+    return frozenset(memory_terms(text, lang)) if text else frozenset()
 
 
 def shared_terms(message: frozenset[str], memory: frozenset[str], lang: str) -> set[str]:

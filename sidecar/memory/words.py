@@ -18,7 +18,7 @@ from bisect import bisect_left
 from functools import lru_cache
 
 from .. import lang as languages
-from ..searchtext import stopwords, tokens
+from ..searchtext import content_terms, stopwords, tokens
 
 # The tolerance of a stem match, chosen with the content-coverage threshold on
 # bench/grounding_eval.jsonl (see grounding.py):
@@ -127,6 +127,31 @@ def _irregular(lang: str):
     return own.irregular_forms if own else {}
 
 
+@lru_cache(maxsize=16)
+def _base_stems(lang: str) -> dict[str, str]:
+    # An irregular form's stem -> its base word's: the stemmer leaves "tütrele" (to the
+    # daughter) as "tütre" beside "tütar", "щенка" as "щенк" beside "щенок", so the form
+    # alone would miss its inflections.
+    out: dict[str, str] = {}
+    for form, base in _irregular(lang).items():
+        f, b = tokens(form, lang), tokens(base, lang)
+        if len(f) == 1 and len(b) == 1 and f != b:
+            out[f[0]] = b[0]
+    return out
+
+
+def base_stem(stem: str, lang: str) -> str:
+    """The stem as its base word's, where it is the stem of one of the language's
+    `irregular_forms`: every memory check reads a word's stem through this."""
+    return _base_stems(lang).get(stem, stem)
+
+
+def memory_terms(text: str, lang: str) -> set[str]:
+    """The content terms of a text (searchtext.content_terms), each an irregular form's
+    stem read as its base's."""
+    return {base_stem(t, lang) for t in content_terms(text, lang)}
+
+
 @lru_cache(maxsize=4096)
 def _exempt(lang: str) -> frozenset[str]:
     # A language without a module has no framing or function words: stricter, not looser.
@@ -159,7 +184,7 @@ def content_words(text: str, lang: str, labels: frozenset[str] = frozenset()) ->
         w_norm = irregular.get(w, w)
         for t in tokens(w_norm, lang):
             if t not in exempt:
-                out.append((t, w))
+                out.append((base_stem(t, lang), w))
     return out
 
 
@@ -172,6 +197,7 @@ class Words:
         if irregular:
             stems.update(t for w in WORD.findall(folded) if w in irregular
                          for t in tokens(irregular[w], lang))
+            stems.update([base_stem(t, lang) for t in stems])
         self.stems = frozenset(stems)
         self.sorted_stems = sorted(self.stems)
         if lang == "ko":
