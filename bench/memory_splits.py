@@ -140,11 +140,13 @@ HISTORY = (
           "choices after fresh35 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=7),
     Split("fresh37", "a fresh37 split written the same way after fresh36 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=12),
+    Split("fresh38", "a fresh38 split written the same way after fresh37 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=17),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh38", "fresh39")
+HELD_BACK = ("fresh39",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
