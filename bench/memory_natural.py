@@ -157,14 +157,16 @@ def score_forget(items: list[dict], vec: Vectors, settings: MemorySettings) -> d
     return out
 
 
-def dedup_right(it: dict, merged: bool, written: bool = False) -> bool:
+def dedup_right(it: dict, merged: bool, vec: Vectors, settings: MemorySettings, written: bool = False) -> bool:
     """Whether a pair was decided rightly: a paraphrase merged; a changed value merged with
     the new fact written in place of the old (not the stored text kept, dedup.keeps_stored,
     unless `written`: the model's proposal writes it); a different thing kept apart."""
     if it["relation"] == "different_thing":
         return not merged
     if it["relation"] == "changed_value":
-        return merged and (written or not keeps_stored(it["new"], it["old"], it["lang"]))
+        distance = float(1.0 - vec.memory[it["new"]] @ vec.memory[it["old"]])
+        return merged and (written or not keeps_stored(it["new"], it["old"], distance, it["lang"],
+                                                       settings.dedup_bands()))
     return merged
 
 
@@ -173,7 +175,7 @@ def score_dedup(items: list[dict], vec: Vectors, settings: MemorySettings) -> di
     for it in items:
         merged = extract.decide_same(it["new"], vec.memory[it["new"]], it["old"], vec.memory[it["old"]], it["lang"],
                                      bands=settings.dedup_bands(), judge=vec.judge)
-        per[it["relation"]][0] += dedup_right(it, merged)
+        per[it["relation"]][0] += dedup_right(it, merged, vec, settings)
         per[it["relation"]][1] += 1
     return {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
 
@@ -196,7 +198,7 @@ def score_proposals(items: list[dict], vec: Vectors, settings: MemorySettings) -
             taken = proposes and distance <= min(settings.known_distance, settings.updates_distance)
             merged = taken or extract.decide_same(it["new"], new, it["old"], old, it["lang"],
                                                   bands=settings.dedup_bands(), judge=vec.judge)
-            per[it["relation"]][0] += dedup_right(it, merged, written=taken)
+            per[it["relation"]][0] += dedup_right(it, merged, vec, settings, written=taken)
             per[it["relation"]][1] += 1
         out[model] = {rel: {"right": r, "n": n, "rate": r / n} for rel, (r, n) in per.items()}
     return out

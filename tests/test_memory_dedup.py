@@ -552,3 +552,16 @@ def test_a_noun_whose_stem_changes_as_it_inflects_is_one_thing_word():
     assert "собак" in new.words and "собак" in old.words  # "пёс" and its synonym "собака"
     new, old = pair("Poeg põeb astmat.", "Pojal on astma.", "et")
     assert set(new.words) >= set(old.words)
+
+
+def test_a_changed_value_the_rule_reads_is_written_even_where_the_stored_fact_says_more():
+    from sidecar.memory.dedup import keeps_stored, says_more, pair
+    new, old = "Уборка квартиры каждую неделю.", "Уборка квартиры раз в две недели."
+    a, b = pair(new, old, "ru")
+    assert says_more(b, a) and decide(new, old, 0.048, "ru", BANDS) == "updates"
+    assert not keeps_stored(new, old, 0.048, "ru", BANDS)  # "every week" replaces "every two weeks"
+    new, old = "Has a beagle called Max.", "Has a beagle called Max, 7, on a grain-free diet."
+    assert keeps_stored(new, old, 0.05, "en", BANDS)  # a part of it restated: the stored text stays
+    # A kind of value the stored fact lacks is said only by the new one ("email" is a label,
+    # not a thing word): written in place, never dropped.
+    assert not keeps_stored("Prefers quotes by email.", "Wants quotes sent by post.", 0.05, "en", BANDS)

@@ -105,10 +105,11 @@ def test_a_stored_fact_that_says_more_is_never_replaced_whatever_the_score(judge
         new, old = "Runs a bakery in Tartu.", more
         u, v, d = pair(local, new, old)
         assert d <= always.reach and always.merges(new, u, old, v, d, "en", BANDS), (new, old)
-        assert dedup.keeps_stored(new, old, "en"), (new, old)
+        assert dedup.keeps_stored(new, old, d, "en", BANDS), (new, old)
         new, old = more, "Runs a bakery in Tartu."  # in place of the old one, the new one loses nothing
         u, v, d = pair(local, new, old)
-        assert always.merges(new, u, old, v, d, "en", BANDS) and not dedup.keeps_stored(new, old, "en"), (new, old)
+        assert always.merges(new, u, old, v, d, "en", BANDS) and not dedup.keeps_stored(new, old, d, "en", BANDS), (
+            new, old)
     new, old = "Has a Ford Focus from 2018.", "Drives a 2018 Ford Focus."  # one word more: may merge
     u, v, d = pair(local, new, old)
     assert always.merges(new, u, old, v, d, "en", BANDS)

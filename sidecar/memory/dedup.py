@@ -570,14 +570,6 @@ def says_more(a: Slots, b: Slots) -> bool:
     return only_b == 0 and only_a >= 2
 
 
-def keeps_stored(new: str, old: str, lang: str) -> bool:
-    """Whether a merge keeps the stored text as it is: it says all the new fact says and
-    more (says_more). The new one restates a part of it ("Has a beagle called Max." beside
-    "Has a beagle called Max, 7, on a grain-free diet."), and written in its place it would
-    lose the rest. A change says a word the stored fact lacks ("now", "switched"), so it is
-    written in place."""
-    a, b = pair(new, old, lang)
-    return says_more(b, a)
 
 
 @dataclass(frozen=True)
@@ -659,3 +651,18 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)):
         return "updates"
     return "new"
+
+
+def keeps_stored(new: str, old: str, distance: float, lang: str, bands: Bands) -> bool:
+    """Whether a merge keeps the stored text as it is: it says all the new fact says and
+    more (says_more), and the rule does not read the new one as a changed value. The new
+    one restates a part of it ("Has a beagle called Max." beside "Has a beagle called Max,
+    7, on a grain-free diet."), and written in its place it would lose the rest. A change
+    is written in place: one the rule reads ("Уборка квартиры каждую неделю." beside "…
+    раз в две недели.", the same things, a value changed), one that says a word the stored
+    fact lacks ("now", "switched"), and one naming a kind of value it lacks ("Prefers quotes
+    by email." beside "Wants quotes sent by post.": the channel's word is a label, not a
+    thing word)."""
+    a, b = pair(new, old, lang)
+    return (says_more(b, a) and value_kinds(new, lang) <= value_kinds(old, lang)
+            and decide(new, old, distance, lang, bands) != "updates")

@@ -216,7 +216,8 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
             i = nearest_same(entry.content, vector, [f.content for f in facts], [f.embedding for f in facts],
                              lang, dedup, judge)
             match = facts[i] if i is not None else None
-            keep = match is not None and keeps_stored(entry.content, match.content, lang)
+            keep = match is not None and keeps_stored(entry.content, match.content,
+                                                      float(1.0 - match.embedding @ vector), lang, dedup)
         if match is not None:
             # A model's proposal may mean a change ("Has a dog." once the cat is gone): written in place.
             content, vector = (match.content, match.embedding) if keep else (entry.content, vector)

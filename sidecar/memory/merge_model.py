@@ -89,7 +89,7 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
     # A new fact restating part of a stored one that says more merges by keeping the
     # stored text (dedup.keeps_stored), so nothing is lost; one saying it changed would
     # be written in its place.
-    return not dedup.says_more(b, a) or dedup.keeps_stored(new, old, lang)
+    return not dedup.says_more(b, a) or dedup.keeps_stored(new, old, distance, lang, bands)
 
 
 @dataclass(frozen=True)
