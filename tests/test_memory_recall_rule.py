@@ -134,6 +134,11 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("Este año venimos tres, nació nuestra pequeña Alba", "es"),
                           ("Mees on lõpuks nõus pildile tulema", "et")]:
         assert reads_as_correction(message, lang), message
+    # A pet's death said gently, a habit given up, a change of course.
+    for message, lang in [("we had to say goodbye to Rex in May, he was 14", "en"),
+                          ("I'm going to stop doing the gel nails for a while", "en"),
+                          ("could I switch to the evening class from next term?", "en")]:
+        assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

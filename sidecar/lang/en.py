@@ -151,6 +151,9 @@ LANGUAGE = Language(
         "false alarm", "fallen through", "fell through", "called off",
         # A condition that healed ends what was stored about it: "the knee has healed", "she's fully recovered".
         "healed", "recovered",
+        # A pet's death said gently, a habit given up, a change of course: "we had to say goodbye to
+        # Bruno", "I'm going to stop doing the keratin", "I want to switch to automatic lessons".
+        "goodbye to", "going to stop", "stop doing", "switch to", "switching to", "switched to",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",
