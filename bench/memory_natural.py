@@ -422,7 +422,9 @@ def markdown(result: dict) -> str:
             "dedup keeps apart. No model runs: for "
             "forgetting, *oracle* names exactly the memories meant when they were shown, *careless* names the "
             "nearest shown memory of every message of the forget set, look-alikes included; wrong deletions count memories "
-            "deleted that the message did not mean. Dedup is code alone (no `updates` proposal). "
+            "deleted that the message did not mean. Dedup is code alone (no `updates` proposal); a changed value counts "
+            "as replaced only where the new fact is written, not where the merge keeps the stored text "
+            "(`dedup.keeps_stored`). "
             "`python -m bench.memory_natural`.", "", TARGETS, ""]
     lines = ["| split | lang | recall precision | recall recall | mean shown | forget hit (oracle) | "
              "wrong deletions (oracle / careless) | offered apart | dedup paraphrase merged | different kept apart | "

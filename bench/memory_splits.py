@@ -141,7 +141,8 @@ HISTORY = (
     Split("fresh37", "a fresh37 split written the same way after fresh36 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=12),
     Split("fresh38", "a fresh38 split written the same way after fresh37 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=17),
+          "choices after it were made ({counts}), scored blind once, whose misses two later choices looked at "
+          "(English correction cues; a changed value the rule reads is written in place)", judge_blind=True, repeats=17),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no

@@ -570,8 +570,6 @@ def says_more(a: Slots, b: Slots) -> bool:
     return only_b == 0 and only_a >= 2
 
 
-
-
 @dataclass(frozen=True)
 class Bands:
     outer: float  # beyond this distance code alone never merges

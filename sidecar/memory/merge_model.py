@@ -86,9 +86,8 @@ def may_merge(new: str, old: str, distance: float, lang: str, bands: dedup.Bands
         return False
     if a.changes and not dedup.speaks_of(old, new, lang):
         return False  # a change beside a fact it does not speak of, as in dedup.decide
-    # A new fact restating part of a stored one that says more merges by keeping the
-    # stored text (dedup.keeps_stored), so nothing is lost; one saying it changed would
-    # be written in its place.
+    # Beside a stored fact that says more, only a restatement of part of it merges: the
+    # stored text is kept (dedup.keeps_stored), so nothing is lost.
     return not dedup.says_more(b, a) or dedup.keeps_stored(new, old, distance, lang, bands)
 
 
