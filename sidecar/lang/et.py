@@ -94,7 +94,7 @@ LANGUAGE = Language(
         "hamba": "hammas", "hammaste": "hammas", "ukse": "uks", "uksi": "uks", "ust": "uks", "sõbra": "sõber",
         "sõpra": "sõber", "sõpru": "sõber", "koera": "koer", "koeri": "koer", "rea": "rida", "read": "rida",
         "ridu": "rida", "keele": "keel", "keeli": "keel", "küüne": "küüs", "küünt": "küüs", "küüsi": "küüs",
-        "juuste": "juuksed", "selja": "selg", "selga": "selg", "nime": "nimi", "hinna": "hind", "hinda": "hind",
+        "selja": "selg", "selga": "selg", "nime": "nimi", "hinna": "hind", "hinda": "hind",
         "hindu": "hind", "rohu": "rohi", "rohtu": "rohi", "tunni": "tund", "tundi": "tund", "tunde": "tund",
         "lille": "lill", "lilli": "lill", "koogi": "kook", "kooke": "kook", "kooki": "kook", "tordi": "tort",
         "torti": "tort", "õlle": "õlu", "õlut": "õlu", "prille": "prillid", "läätse": "lääts", "läätsi": "lääts",
