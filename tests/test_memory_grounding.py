@@ -21,6 +21,7 @@ def test_a_fact_about_when_the_customer_can_come_is_grounded(fact, said, lang):
     ("Poeg käib ujumas.", "Pojaga käime ujumas igal laupäeval.", "et"),
     ("Tütar õpib klaverit.", "Mu tütrel on klaveritunnid, ta õpib klaverit.", "et"),
     ("Щенок боится грозы.", "Нашего щенка пугает гроза, он боится грозы.", "ru"),
+    ("Kass on allergiline kanale.", "Meie kassil on allergia, ta on allergiline kanale.", "et"),
 ])
 def test_a_noun_whose_stem_changes_as_it_inflects_is_the_customers_word(fact, said, lang):
     # The stemmer leaves "poja" beside "poeg", "щенк" beside "щенок": the language's

@@ -101,6 +101,16 @@ LANGUAGE = Language(
         "naha": "nahk", "nahka": "nahk", "laua": "laud", "lauad": "laud", "lauda": "laud", "kapi": "kapp",
         "akna": "aken", "hobuse": "hobune", "hobu": "hobune", "jänese": "jänes",
         "pruudi": "pruut", "pruuti": "pruut", "põlve": "põlv", "põlvi": "põlv", "pulmi": "pulm",
+        # A genitive or partitive the stemmer leaves a vowel longer than a short stem ("kass" / "kassi-le").
+        "kassi": "kass", "kasse": "kass", "arsti": "arst", "linna": "linn", "panga": "pank", "panka": "pank",
+        "aia": "aed", "aias": "aed", "aeda": "aed", "kirja": "kiri", "kirju": "kiri", "laeva": "laev",
+        "tooli": "tool", "sõrme": "sõrm", "silma": "silm", "silmi": "silm", "kõrva": "kõrv", "õla": "õlg",
+        "õlga": "õlg", "naabri": "naaber", "bussi": "buss", "rongi": "rong", "vanni": "vann", "sauna": "saun",
+        "katuse": "katus", "seina": "sein", "lambi": "lamp", "kella": "kell", "kaardi": "kaart", "pileti": "pilet",
+        "reisi": "reis", "apteegi": "apteek", "salongi": "salong", "veini": "vein", "veine": "vein", "kohvi": "kohv",
+        "suhkru": "suhkur", "õuna": "õun", "õunu": "õun", "roosi": "roos", "roose": "roos", "tulbi": "tulp",
+        "kimbu": "kimp", "kimpu": "kimp", "palga": "palk", "palka": "palk", "maksu": "maks", "laenu": "laen",
+        "kooli": "kool", "kaela": "kael", "köögi": "köök", "lampi": "lamp", "soola": "sool", "tulpe": "tulp",
     }),
     verbal_noun_endings=words("mise mine"),  # "kolimine" (moving), "tellimise" (of ordering)
     verbal_noun_links=words("mis"),
