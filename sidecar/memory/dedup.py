@@ -382,11 +382,11 @@ def slots(text: str, lang: str) -> Slots:
                  owned, sides, side_cue, numbered)
 
 
-def _apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
+def _apart(words: tuple[str, ...], others: tuple[str, ...], lang: str) -> tuple[str, ...]:
     """`words`, each compound of two of `others` as those two."""
     out: list[str] = []
     for w in words:
-        out.extend(two_words_of(w, others) or (w,))
+        out.extend(two_words_of(w, others, lang) or (w,))
     return tuple(out)
 
 
@@ -406,7 +406,9 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
     a, b = slots(new, lang), slots(old, lang)
     own = languages.find(lang)
     if own is not None and own.compound_kind == "finnic":
-        a, b = _reread(a, _apart, b), _reread(b, _apart, a)
+        def apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
+            return _apart(words, others, lang)
+        a, b = _reread(a, apart, b), _reread(b, apart, a)
     if synonyms and _lists(lang).synonyms:
         def as_synonyms(words: tuple[str, ...], _: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(_same_as(w, lang) for w in words)

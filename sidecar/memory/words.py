@@ -73,12 +73,13 @@ HEAD_MIN = 4
 ENDING_MAX = 3  # a modifier written inflected in the other text: "puna" / "punane"
 
 
-def two_words_of(word: str, words: tuple[str, ...]) -> tuple[str, str] | None:
+def two_words_of(word: str, words: tuple[str, ...], lang: str | None = None) -> tuple[str, str] | None:
     """The two of `words` that `word` is written of, as a compound ("lateksiallergia" of
     "lateksi" and "allergilise"): its first part one of them (the same, or one a prefix of
     the other, at least HEAD_MIN long, the longer by an ending at most: "puna" / "punane"), the
     rest another by stems_match. None when it is no such compound ("kodukindlustuse" beside
-    "kodukindlus" is no "kodu" and "kindlustuse")."""
+    "kodukindlus" is no "kodu" and "kindlustuse"). With `lang`, the rest is read as its base
+    first where it is one of the language's irregular forms ("puna-veini" of "vein")."""
     if len(word) < COMPOUND_MIN:
         return None
     for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
@@ -87,8 +88,9 @@ def two_words_of(word: str, words: tuple[str, ...]) -> tuple[str, str] | None:
             if x != modifier and not (min(len(x), i) >= HEAD_MIN and abs(len(x) - i) <= ENDING_MAX
                                       and (x.startswith(modifier) or modifier.startswith(x))):
                 continue
+            rest = base_stem(head, lang) if lang else head
             for y in words:
-                if y != x and stems_match(head, y):
+                if y != x and (stems_match(head, y) or stems_match(rest, y)):
                     return x, y
     return None
 
