@@ -195,12 +195,8 @@ class Words:
 
     def __init__(self, folded: str, lang: str):
         stems = set(tokens(folded, lang))
-        irregular = _irregular(lang)
-        if irregular:
-            stems.update(t for w in WORD.findall(folded) if w in irregular
-                         for t in tokens(irregular[w], lang))
-            stems.update([base_stem(t, lang) for t in stems])
-        self.stems = frozenset(stems)
+        # An irregular form as its base too ("sent": "send"); the form itself stays, as written.
+        self.stems = frozenset(stems | {base_stem(t, lang) for t in stems})
         self.sorted_stems = sorted(self.stems)
         if lang == "ko":
             ko_words = HANGUL.findall(folded)
