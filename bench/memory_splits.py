@@ -143,11 +143,13 @@ HISTORY = (
     Split("fresh38", "a fresh38 split written the same way after fresh37 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once, whose misses two later choices looked at "
           "(English correction cues; a changed value the rule reads is written in place)", judge_blind=True, repeats=17),
+    Split("fresh39", "a fresh39 split written the same way after fresh38 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=2),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh39", "fresh40")
+HELD_BACK = ("fresh40",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
