@@ -42,7 +42,9 @@ The rule, in order (the first failing check is the `reason`):
    prefix of the other and the shorter has >= PREFIX_MIN characters
    ("deliveri"/"deliv", "пекарн"/"пекар"), or when they share a prefix of >=
    SHARED_MIN characters covering 3/4 of the shorter ("отправля"/"отправьт").
-   English irregular forms map to their base ("sent" -> "send").
+   An irregular form's stem reads as its base's ("sent" -> "send", words.base_stem);
+   a form whose base is too common to count ("went", "gone": "go") stays a word of
+   its own, since it still says what happened.
    Korean has no Snowball stemmer. Each word is stripped of particles and endings,
    longest first, repeatedly ("빵집에서" -> "빵집", "운영합니다" -> "운영",
    "만듦" -> "만들"), and a stem of two or more syllables is found when it occurs

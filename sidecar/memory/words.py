@@ -172,7 +172,6 @@ def label_words(kinds: frozenset[str], lang: str) -> frozenset[str]:
 def content_words(text: str, lang: str, labels: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(stem, surface word) for each content word; Korean words as (stem candidates joined, word)."""
     exempt = _exempt(lang) | labels
-    irregular = _irregular(lang)
     out: list[tuple[str, str]] = []
     for w in WORD.findall(text.casefold()):
         if any(ch.isdigit() for ch in w):
@@ -183,8 +182,7 @@ def content_words(text: str, lang: str, labels: frozenset[str] = frozenset()) ->
                 continue
             out.append(("\x00".join(cand), w))
             continue
-        w_norm = irregular.get(w, w)
-        for t in tokens(w_norm, lang):
+        for t in tokens(w, lang):
             if t not in exempt:
                 out.append((base_stem(t, lang), w))
     return out
