@@ -118,6 +118,24 @@ def test_two_lines_of_one_kind_of_contact_stay_two_one_line_changed_replaces():
                   BANDS) == "updates"
 
 
+def test_another_phone_or_email_of_one_unlabelled_line_replaces_it_however_each_is_put():
+    for old, new, lang in (("Контактный телефон: +7 916 234-56-78.", "Номер для связи: +7 925 871-03-44.", "ru"),
+                           ("Su correo es lucia.mrtz@gmail.com.", "Correo de contacto: lmartinez@outlook.es.", "es"),
+                           ("Contact number is 07700 900123.", "Best number is 07700 900456.", "en"),
+                           ("Arved saata aadressile mari.kask@gmail.com.", "Arvete e-post on mari.kask@neti.ee.",
+                            "et"),
+                           ("가게 대표번호 02-333-4444.", "가게 전화번호: 02-555-6666.", "ko")):
+        assert decide(new, old, 0.08, lang, BANDS) == "updates", new
+    # A line labelled in one and not the other may be a second line ("main", "second", "old"
+    # say which, as "work" does), and a member of the family's contact is theirs.
+    for old, new, lang in (("Основной телефон: +7 921 400-12-12.", "Второй номер (для WhatsApp): +7 911 555-33-44.",
+                            "ru"),
+                           ("연락처 010-5566-3321.", "예전 번호 010-2233-9900.", "ko"),
+                           ("Email is sarah.jones@gmail.com.", "Backup email is sarah.j@outlook.com.", "en"),
+                           ("Pruudi ema telefon on 5234 1122.", "Telefon on 5234 8899.", "et")):
+        assert decide(new, old, 0.08, lang, BANDS) == "new", new
+
+
 def test_a_date_in_digits_is_the_same_value_as_the_date_in_words():
     assert slots("Born on 14/03.", "en").values == slots("Birthday is 14 March.", "en").values == {"14", "M3"}
     assert slots("Родилась 14.03.1990.", "ru").values == {"14", "M3", "1990"}

@@ -235,7 +235,8 @@ class Language:
     facts apart."""
     contact_owners: tuple[str, ...]
     """Words and stems saying whose or which line a contact is ("work", "personal",
-    "mobile", "рабоч", "trabajo", "töö", "회사"), found at the start of a word: two
+    "mobile", "second", "рабоч", "основн", "trabajo", "töö", "회사", "예전"), found at the
+    start of a word: two
     phones or e-mails labelled with different ones are two ("Work phone: …" / "Personal
     mobile: …"), where one labelled beside one not is the same changed ("Phone: …" / "New
     mobile: …").

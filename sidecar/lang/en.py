@@ -182,7 +182,7 @@ LANGUAGE = Language(
         stepdaughter baby infant kid$ grandad granddad granny
     """),
     # One word for each line: "cell" and "mobile" are one line, so only one of them is listed.
-    contact_owners=words("work office business personal private home mobile landline"),
+    contact_owners=words("work office business personal private home mobile landline main$ second spare backup"),
     contrasts=sides("""
         left/right upper/lower top$/bottom front/rear front/back older/younger elder$/younger
         eldest/youngest morning/evening breakfast/dinner hot$/cold live/work

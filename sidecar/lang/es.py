@@ -159,7 +159,7 @@ LANGUAGE = Language(
         nieta nietos sobrin suegr novia novio pareja bebé niño niña niños niñas tío tía crío
     """),
     # One word for each line ("móvil", not also "celular").
-    contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo"),
+    contact_owners=words("trabajo oficina empresa personal particular casa móvil fijo principal segund secundari"),
     contrasts=sides("""
         izquierd/derech superior/inferior arriba/abajo delanter/traser mayor/menor mayor/pequeñ desayun/cena calient/frí
         padre/madre hijo/hija marido/mujer esposo/esposa hermano/hermana abuelo/abuela nieto/nieta

@@ -202,7 +202,7 @@ LANGUAGE = Language(
         tütar tütre poeg poja pojad naine naise abikaasa ema$ emal emale emaga isa$ isal isale isaga õde õe vend
         venna laps lapse lapsed laste vanaema vanaisa elukaaslane elukaaslase pruut peigmees
     """),
-    contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon"),
+    contact_owners=words("töö firma kontori isiklik kodu mobiil lauatelefon põhi teine teise vana$"),
     # "ema" (mother) only as a word of its own or inflected, never as the start of "email".
     contrasts=sides("""
         parem/vasak ülemi/alumi vanem/noorem hommiku/õhtu kuum/külm

@@ -76,8 +76,10 @@ nr 4512" / "nr 4513": the language's `numbered_things`). Nor does a phone or
 an e-mail labelled as another line than the stored one's ("Work phone: …" / "Personal
 mobile: …", "Work mobile …" / "Personal mobile …": each with a word the other lacks,
 the language's `contact_owners`): a customer may have both, and the judge may not merge
-them either. Anything else is kept apart, however close: "Home insurance renews in
-April." and "Car insurance renews in April." lie 0.04 apart, as close as most
+them either. Two facts stating another phone, or another e-mail, of one line (the same line
+words or none, no member of the family) do merge, however each is put ("Контактный телефон:
+…" / "Номер для связи: …": one_contact). Anything else is kept apart, however close:
+"Home insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as close as most
 paraphrases, and merging would overwrite a true fact, while keeping two costs at most a
 slightly redundant line. A looser rule (within 0.045,
 a quarter of the thing words shared) merged 0.60 of the tune split's paraphrases against
@@ -623,6 +625,16 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
     return bool(kinds)
 
 
+def one_contact(a: Slots, b: Slots) -> bool:
+    """Whether two facts state another phone, or another e-mail, of one unlabelled line:
+    the customer's contact changed, however each puts it ("Контактный телефон: …" /
+    "Номер для связи: …", "Su correo es …" / "Correo de contacto: …"). A line labelled in
+    one and not the other ("Work phone: …" / "Cell: …") may be a second line, and a
+    member of the family's is theirs."""
+    return (bool(a.contacts & b.contacts & _ONE_AT_A_TIME) and a.values != b.values and a.owners == b.owners
+            and not (a.relative or b.relative))
+
+
 def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     """Code alone: "restates", "updates" (a changed value) or "new" (kept apart)."""
     a, b = pair(new, old, lang)
@@ -645,6 +657,8 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
                 return "restates"
         elif (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
             return "updates"
+    if one_contact(a, b):
+        return "updates"  # "Контактный телефон: …" / "Номер для связи: …"
     if a.changes and speaks_of(old, new, lang):
         return "updates"
     if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
