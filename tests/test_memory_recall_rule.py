@@ -186,7 +186,9 @@ def test_everyday_ways_of_asking_to_drop_or_fix_a_fact_read_as_a_correction():
                           # a condition that healed
                           ("the knee has healed, squats are fine again", "en"),
                           ("Ортопед сказал, что всё зажило", "ru"), ("la rodilla ya se ha curado", "es"),
-                          ("põlv on paranenud", "et"), ("무릎은 다 나았어요", "ko")]:
+                          ("põlv on paranenud", "et"), ("무릎은 다 나았어요", "ko"),
+                          # a pastime left half done
+                          ("ujumise pidin pooleli jätma, nahk hakkas sügelema", "et")]:
         assert reads_as_correction(message, lang), message
     for message, lang in [("Can I book a new appointment for Friday?", "en"), ("지우 수업은 언제예요?", "ko"),
                           ("Could you stop by at noon?", "en"),

@@ -177,6 +177,8 @@ LANGUAGE = Language(
         "loobu", "lõpeta",
         # A condition that healed: "põlv on paranenud", "sai terveks".
         "paranes", "paranenud", "terveks",
+        # What the customer left half done: "ujumise pidin pooleli jätma", "jätsin kitarri pooleli".
+        "pooleli",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Tahab kohvi asemel teed.", "Töötas varem pangas."), so they are no change cues.
         "asemel", "varem",
