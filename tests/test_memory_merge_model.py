@@ -120,4 +120,4 @@ def test_code_alone_picks_the_stored_fact_the_judge_merges_with(judge, local):
     stored = ["Prefers Saturday appointments.", old]
     vectors = memory_embedding.vectors(local, [new] + stored)
     assert extract.nearest_same(new, vectors[0], stored, list(vectors[1:]), lang, BANDS) is None
-    assert extract.nearest_same(new, vectors[0], stored, list(vectors[1:]), lang, BANDS, judge) == 1
+    assert extract.nearest_same(new, vectors[0], stored, list(vectors[1:]), lang, BANDS, judge).index == 1

@@ -677,6 +677,12 @@ def keeps_stored(new: str, old: str, distance: float, lang: str, bands: Bands) -
     fact lacks ("now", "switched"), and one naming a kind of value it lacks ("Prefers quotes
     by email." beside "Wants quotes sent by post.": the channel's word is a label, not a
     thing word)."""
+    return restates_part(new, old, lang) and decide(new, old, distance, lang, bands) != "updates"
+
+
+def restates_part(new: str, old: str, lang: str) -> bool:
+    """Whether the stored fact says all the new one says and more, and no kind of value the
+    new one names is missing from it: what keeps_stored asks of a merge the rule does not
+    read as a changed value."""
     a, b = pair(new, old, lang)
-    return (says_more(b, a) and value_kinds(new, lang) <= value_kinds(old, lang)
-            and decide(new, old, distance, lang, bands) != "updates")
+    return says_more(b, a) and value_kinds(new, lang) <= value_kinds(old, lang)

@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..prompt import knowledge_block
 from ..providers.base import ChatRequest, GroundingEntry, Message, Schema
-from .dedup import Bands, decide, keeps_stored
+from .dedup import Bands, decide, restates_part
 from .grounding import is_grounded
 from .merge_model import MergeJudge
 from .recall import distances
@@ -159,13 +160,21 @@ class WriteResult:
 DEDUP_CANDIDATES = 3  # the entry's nearest facts code alone compares it with
 
 
+def _outcome(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, distance: float, lang: str,
+             bands: Bands, judge: MergeJudge | None) -> str:
+    """Code alone: the rule's "restates", "updates" or "new", and "judged" where the rule keeps
+    the pair apart and the learned judge merges it."""
+    outcome = decide(new, old, distance, lang, bands)
+    if outcome == "new" and judge is not None and judge.merges(new, new_vec, old, old_vec, distance, lang, bands):
+        return "judged"
+    return outcome
+
+
 def same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, distance: float, lang: str,
          bands: Bands, judge: MergeJudge | None) -> bool:
     """Code alone: does the new fact restate or update the old one (the rule, or failing
     it the learned judge)?"""
-    if decide(new, old, distance, lang, bands) != "new":
-        return True
-    return judge is not None and judge.merges(new, new_vec, old, old_vec, distance, lang, bands)
+    return _outcome(new, new_vec, old, old_vec, distance, lang, bands, judge) != "new"
 
 
 def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, lang: str, *,
@@ -175,16 +184,22 @@ def decide_same(new: str, new_vec: np.ndarray, old: str, old_vec: np.ndarray, la
     return same(new, new_vec, old, old_vec, distance, lang, bands, judge)
 
 
+class Match(NamedTuple):
+    index: int  # of the stored fact the new one restates or updates
+    keeps_stored: bool  # the merge keeps the stored text as it is (dedup.keeps_stored)
+
+
 def nearest_same(content: str, vector: np.ndarray, stored: list[str], stored_vecs: list[np.ndarray],
-                 lang: str, bands: Bands, judge: MergeJudge | None = None) -> int | None:
+                 lang: str, bands: Bands, judge: MergeJudge | None = None) -> Match | None:
     """Code alone: which stored fact this one restates or updates, among its
     DEDUP_CANDIDATES nearest, nearest first; None for a new fact."""
     if not stored:
         return None
     d = distances(vector, stored_vecs)
     for i in np.argsort(d)[:DEDUP_CANDIDATES]:
-        if same(content, vector, stored[i], stored_vecs[i], float(d[i]), lang, bands, judge):
-            return int(i)
+        outcome = _outcome(content, vector, stored[i], stored_vecs[i], float(d[i]), lang, bands, judge)
+        if outcome != "new":
+            return Match(int(i), outcome != "updates" and restates_part(content, stored[i], lang))
     return None
 
 
@@ -213,11 +228,10 @@ def write(store: MemoryStore, entries: list[Entry], vectors: np.ndarray, *, embe
         elif entry.kind == "topic":
             match = store.find_topic(entry.topic or entry.content)
         elif facts:
-            i = nearest_same(entry.content, vector, [f.content for f in facts], [f.embedding for f in facts],
-                             lang, dedup, judge)
-            match = facts[i] if i is not None else None
-            keep = match is not None and keeps_stored(entry.content, match.content,
-                                                      float(1.0 - match.embedding @ vector), lang, dedup)
+            found = nearest_same(entry.content, vector, [f.content for f in facts], [f.embedding for f in facts],
+                                 lang, dedup, judge)
+            if found is not None:
+                match, keep = facts[found.index], found.keeps_stored
         if match is not None:
             # A model's proposal may mean a change ("Has a dog." once the cat is gone): written in place.
             content, vector = (match.content, match.embedding) if keep else (entry.content, vector)
