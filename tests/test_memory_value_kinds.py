@@ -18,6 +18,9 @@ from sidecar.memory.values import Values, value_kinds
     ("me he mudado a Madrid", "es", {"residence"}),
     ("Elab Lasnamäel.", "et", {"residence"}),
     ("분당에 거주.", "ko", {"residence"}),
+    # "삶", living, as a fact ends on it; "삶은 달걀" is a boiled egg.
+    ("지금은 파주 운정에 삶.", "ko", {"residence"}),
+    ("삶은 달걀을 좋아함.", "ko", set()),
     ("수업은 화요일 저녁 7시.", "ko", {"weekday", "count"}),
     ("보험은 3월에 갱신.", "ko", {"month"}),
     ("보험은 삼월에 갱신.", "ko", {"month"}),

@@ -160,7 +160,7 @@ LANGUAGE = Language(
         # A value gone down or raised: "4.6kg으로 줄었다", "회비를 올렸다".
         "줄었", "올렸", "내렸", "내려갔", "낮췄", "높였",
     ),
-    residence_words=words("거주 이사 살고 살아 살며 삽니다 사는 살았 이주"),
+    residence_words=words("거주 이사 살고 살아 살며 삽니다 사는 살았 이주 삶$"),
     new_words=("새 ", "새로운", "새번호"),
     relatives=words("""
         딸 아들 남편 아내 와이프 부인 엄마 어머니 아빠 아버지 언니 누나 오빠 동생 아기 자녀 손자 손녀 할머니 할아버지 조카 시어머니 장모
