@@ -374,6 +374,9 @@ def test_an_estonian_compound_of_the_other_facts_two_words_reads_as_those_two():
     assert decide("Autokindlustus uueneb mais.", "Kodukindlustus uueneb mais.", 0.03, "et", BANDS) == "new"
     assert two_words_of("kodukindlustuse", ("kodukindlus", "kindlustuse")) is None
     assert two_words_of("punaveini", ("punane", "veini", "osta")) == ("punane", "veini")
+    # The first part is read as a word of its own stems: "ratta" (of a bicycle) as "rata".
+    assert decide("Ratta hooldus viidi üle reedele.", "Rattahooldus on kokku lepitud neljapäevaks.", 0.07, "et",
+                  BANDS) == "updates"
     # Only in a language that writes compounds as one word.
     assert decide("Has a nutallergy.", "Allergic to nut products.", 0.04, "en", BANDS) == "new"
 

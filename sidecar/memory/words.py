@@ -73,6 +73,14 @@ HEAD_MIN = 4
 ENDING_MAX = 3  # a modifier written inflected in the other text: "puna" / "punane"
 
 
+@lru_cache(maxsize=8192)
+def _stem_of(part: str, lang: str) -> str:
+    """A compound's first part as a word of its own stems ("ratta" of "rattahooldus": "rata"),
+    an irregular form read as its base."""
+    stems = tokens(part, lang)
+    return base_stem(stems[0], lang) if len(stems) == 1 else part
+
+
 def two_words_of(word: str, words: tuple[str, ...], lang: str | None = None) -> tuple[str, str] | None:
     """The two of `words` that `word` is written of, as a compound ("lateksiallergia" of
     "lateksi" and "allergilise"): its first part one of them (the same, or one a prefix of
@@ -84,9 +92,11 @@ def two_words_of(word: str, words: tuple[str, ...], lang: str | None = None) -> 
         return None
     for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
         modifier, head = word[:i], word[i:]
+        first = _stem_of(modifier, lang) if lang else modifier
         for x in words:
-            if x != modifier and not (min(len(x), i) >= HEAD_MIN and abs(len(x) - i) <= ENDING_MAX
-                                      and (x.startswith(modifier) or modifier.startswith(x))):
+            if x != modifier and x != first and not (
+                    min(len(x), i) >= HEAD_MIN and abs(len(x) - i) <= ENDING_MAX
+                    and (x.startswith(modifier) or modifier.startswith(x))):
                 continue
             rest = base_stem(head, lang) if lang else head
             for y in words:
