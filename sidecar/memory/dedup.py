@@ -44,8 +44,7 @@ word of the other and one more count as naming the same things too ("New phone n
 …" / "Phone number is …"), but restate only within `contained` ("Drives a 2018 Ford
 Focus." / "Has a Ford Focus from 2018."). A new fact that says it is a
 change merges with its nearest when it speaks of it (a thing word in common, the words
-of the change left out, or in Estonian a compound led by one ("Pulmakuupäev lükkus …" /
-"Pulm on …"), or a value of a kind a customer has one of at a time, or, when
+of the change left out, or a value of a kind a customer has one of at a time, or, when
 either names no thing, a kind of value in common): written
 for each other customer of its split and language in bench/memory_natural.jsonl, a fact
 saying it changed replaced one of their facts for 0.203 of them without that condition
@@ -106,8 +105,8 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 from .. import lang as languages
 from ..searchtext import content_terms
 from .values import Values, atom_kind, blank_spans, capitalised_names, value_kinds
-from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, led_by, memory_terms,
-                    stems_match, two_words_of)
+from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, memory_terms, stems_match,
+                    two_words_of)
 
 _DIGIT = re.compile(r"\d")
 # English value words are values in every language's facts ("WhatsApp", "email"), as
@@ -613,26 +612,17 @@ def _names_a_third(old: str, new: str, lang: str) -> bool:
 
 def speaks_of(old: str, new: str, lang: str) -> bool:
     """Whether a fact saying it changed speaks of the stored one at all: a thing word in
-    common (or a compound led by one, where the language writes compounds as one word), or a value of a kind a customer has one of at a time, or, when either names no
+    common, or a value of a kind a customer has one of at a time, or, when either names no
     thing, a kind of value in common. Its nearest stored fact
     is often another thing ("Продал Фокус, теперь ездит на Kia Rio." lies 0.118 from
     "Боится бормашины, просит седацию."), and replacing that would delete a true fact."""
     said, things = _said(new, old, lang)
     kinds = value_kinds(new, lang) & value_kinds(old, lang)
     if said and things:
-        return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME) or _compound_of(said, things, lang)
+        return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME)
     # A fact of framing and values alone ("Now prefers Wednesdays.") speaks of one stating
     # a value of its kind ("Prefers Tuesdays."), not of any fact at all.
     return bool(kinds)
-
-
-def _compound_of(a: tuple[str, ...], b: tuple[str, ...], lang: str) -> bool:
-    """In a language that writes a compound as one word, whether a word of one is a compound
-    led by a word of the other ("Pulmakuupäev lükkus …" speaks of "Pulm toimub …")."""
-    own = languages.find(lang)
-    if own is None or own.compound_kind != "finnic":
-        return False
-    return any(led_by(x, y, lang) or led_by(y, x, lang) for x in a for y in b)
 
 
 def one_contact(a: Slots, b: Slots) -> bool:

@@ -105,15 +105,6 @@ def two_words_of(word: str, words: tuple[str, ...], lang: str | None = None) -> 
     return None
 
 
-def led_by(word: str, other: str, lang: str) -> bool:
-    """Whether `word` is a compound whose first part is `other` as a word of its own
-    ("pulmakuupäev", the wedding date, led by "pulm", the wedding)."""
-    if len(word) < COMPOUND_MIN or len(other) < HEAD_MIN:
-        return False
-    return any(word[:i] == other or _stem_of(word[:i], lang) == other
-               for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1))
-
-
 def ko_candidates(word: str) -> list[str]:
     """A Korean word and its successive stems: '빵집에서' -> ['빵집에서', '빵집'], '만듦' -> ['만듦', '만들']."""
     out = [word]
