@@ -136,6 +136,16 @@ def test_another_phone_or_email_of_one_unlabelled_line_replaces_it_however_each_
         assert decide(new, old, 0.08, lang, BANDS) == "new", new
 
 
+def test_a_korean_name_told_by_its_title_changed_replaces_the_old_one():
+    # Hangul has no capitals: a name is told by the title after it ("쌤", "선생님"), and kept
+    # as written ("민지", not stemmed to "민").
+    assert_decides("updates", [("담당 디자이너 수진 쌤.", "담당 디자이너 민지 쌤.", 0.042, "ko"),
+                               ("담당 치위생사 박소연 선생님.", "담당 치위생사 이하늘 선생님.", 0.043, "ko"),
+                               ("피아노 선생님은 홍예린 선생님.", "피아노 선생님은 백지호 선생님.", 0.06, "ko")])
+    # Of two titled words the first is the role: the piano teacher and the maths teacher are two.
+    assert_decides("new", [("피아노 선생님은 홍예린 선생님.", "수학 선생님은 백지호 선생님.", 0.05, "ko")])
+
+
 def test_a_date_in_digits_is_the_same_value_as_the_date_in_words():
     assert slots("Born on 14/03.", "en").values == slots("Birthday is 14 March.", "en").values == {"14", "M3"}
     assert slots("Родилась 14.03.1990.", "ru").values == {"14", "M3", "1990"}

@@ -116,7 +116,7 @@ LANGUAGE = Language(
     # Hangul has no capitals, so there is no sentence-start rule to make exceptions to.
     abbreviations=(),
     name_titles=words("""
-        씨 님 선생님 대표님 대표 사장님 사장 원장님 원장 실장님 실장 팀장님 팀장 과장님 과장 부장님 부장
+        씨 님 쌤 선생님 대표님 대표 사장님 사장 원장님 원장 실장님 실장 팀장님 팀장 과장님 과장 부장님 부장
         교수님 교수 기사님 기사 매니저님 매니저 담당자님 담당자
     """),
     name_intros=("이름",),

@@ -51,7 +51,8 @@ saying it changed replaced one of their facts for 0.203 of them without that con
 and 0.094 with it, nearly always deleting a true fact, while changed values replaced
 went from 0.738 to 0.682 (a missed change keeps the stale line beside the new one, which
 says it is new); so do two that differ only in a name ("Lives in
-Tartu." / "Lives in Pärnu.", a new carer; and, for where the customer lives, in the
+Tartu." / "Lives in Pärnu.", a new carer; in Korean, which has no capitals, a name told
+by the title after it, "담당 디자이너 수진 쌤" / "… 민지 쌤"; and, for where the customer lives, in the
 house number too), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
 language's names says so; "Dog Archie is allergic to beef." beside "Dog Rosie …": the
@@ -104,7 +105,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
-from .values import Values, atom_kind, blank_spans, capitalised_names, value_kinds
+from .values import Values, atom_kind, blank_spans, capitalised_names, titled_names, value_kinds
 from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, memory_terms, stems_match,
                     two_words_of)
 
@@ -343,16 +344,20 @@ def slots(text: str, lang: str) -> Slots:
     called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
     changes = bool(change and change.search(text)) or called_new
     date = len(values) == 1 and atom_kind(next(iter(values))) in ("month", "weekday")
-    names = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
+    # A name told by its title, where names have no capitals, is a name as written: stemmed,
+    # "민지" would lose its last syllable as an ending.
+    titled = tuple(_fold(name) for name in titled_names(text, lang))
+    capitalised = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
+    names = capitalised + list(titled)
     # A name is a thing however its stem reads ("Marta" is no "martes"), and so is one opening
     # the fact before a word for a relative; but a name that is a value as written
     # ("WhatsApp", "SMS": a channel) stays a value.
     apposed = _apposed_name(text, lists.relatives)
     thing_names = [*names, apposed] if apposed else names
-    folded_names = _fold(" ".join(names))
+    folded_names = _fold(" ".join(capitalised))
     named = frozenset(stem for name in _fold(" ".join(thing_names)).split() if name not in _labels(lang)
                       for stem in _words(name, lang))
-    name_words = _long(_thing_words(folded_names, lang, named), lang) if names else ()
+    name_words = (_long(_thing_words(folded_names, lang, named), lang) if capitalised else ()) + titled
     every = tuple(_thing_words(blank_spans(folded, found.spans), lang, named))
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
