@@ -31,6 +31,11 @@ from sidecar.memory.values import Values, value_kinds
     ("Keeps his wine in the cellar, telling everyone.", "en", set()),
     ("New cell and new tel, same cellphone.", "en", {"phone"}),
     ("Meil on koer, tulge meile.", "et", set()),
+    # "Address" labels an e-mail ("email address"), but alone a postal address is no e-mail.
+    ("Delivery address: 12 Elm Street, Leeds.", "en", {"count"}),
+    ("Адрес доставки: Садовая улица.", "ru", set()),
+    ("집 주소: 마포구 합정동.", "ko", set()),
+    ("My email address changed", "en", {"email"}),
     ("Uus meiliaadress tuleb homme.", "et", {"email"}),
 ])
 def test_the_kinds_a_text_states(text, lang, kinds):

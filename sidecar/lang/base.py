@@ -135,6 +135,10 @@ class Language:
     contact_labels: Mapping[str, tuple[str, ...]]
     """By kind ("phone", "email", "url", "name"): the words that label such a value
     ("phone", "número", "번호"), exempt when the fact states that value."""
+    address_words: tuple[str, ...]
+    """The labels of contact_labels that say "address" ("address", "адрес", "주소"): they label
+    an e-mail ("Email address: …") but alone say no kind of value, since a postal address
+    is no e-mail ("Delivery address: 12 Elm Street.")."""
     number_words: Mapping[str, int]
     """Number words and their value, in every inflected form ("четырьмя" -> 4)."""
     number_connectors: tuple[str, ...]

@@ -81,6 +81,7 @@ LANGUAGE = Language(
         "url": words("website site web page homepage url"),
         "name": words("name named called surname"),
     }),
+    address_words=("address",),
     number_words=frozen({w: i for i, w in enumerate(_NUMBERS)}
                         | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
                            "ninety": 90, "hundred": 100, "thousand": 1000, "million": 10**6}),

@@ -66,6 +66,7 @@ LANGUAGE = Language(
         "url": words("web página pagina sitio"),
         "name": words("nombre llama llamo apellido"),
     }),
+    address_words=("dirección", "direccion"),
     number_words=frozen({form: value for value, forms in _NUMBER_FORMS.items() for form in forms.split()}),
     number_connectors=("y",),  # "treinta y cinco"
     # Spanish numerals count on their own; units are words of their own, checked as

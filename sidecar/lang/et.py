@@ -123,6 +123,7 @@ LANGUAGE = Language(
         "url": words("koduleht kodulehe veebileht veebilehe"),
         "name": words("nimi nime nimega perekonnanimi"),
     }),
+    address_words=("aadress",),
     number_words=frozen(_number_words()),
     # Estonian writes a compound numeral without a connector ("kakskümmend viis").
     number_connectors=(),

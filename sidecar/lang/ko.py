@@ -82,6 +82,7 @@ LANGUAGE = Language(
         "url": words("홈페이지 웹사이트 사이트 주소"),
         "name": words("이름 성함 성명"),
     }),
+    address_words=("주소",),
     # Native numerals standing alone ("아이가 셋인데"); the scale words that follow
     # digits ("300만") are number_units.
     number_words=frozen({"하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,

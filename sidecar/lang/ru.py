@@ -92,6 +92,7 @@ LANGUAGE = Language(
         "url": words("сайт сайта страница"),
         "name": words("имя зовут звать фамилия"),
     }),
+    address_words=("адрес",),
     number_words=frozen({form: value for value, forms in _NUMBER_FORMS.items() for form in forms.split()}),
     number_connectors=("и",),  # "тысяча и одна"
     # Russian numerals count on their own; units are words of their own, checked as

@@ -376,8 +376,8 @@ def _kind_words(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     own = languages.find(lang)
     if own is None:
         return ()
-    lists = (("phone", own.contact_labels.get("phone", ())), ("email", own.contact_labels.get("email", ())),
-             ("residence", own.residence_words))
+    email = tuple(w for w in own.contact_labels.get("email", ()) if w not in own.address_words)
+    lists = (("phone", own.contact_labels.get("phone", ())), ("email", email), ("residence", own.residence_words))
     return tuple((kind, languages.word_starts(ws)) for kind, ws in lists if ws)
 
 
