@@ -240,10 +240,10 @@ class Language:
     contact_owners: tuple[str, ...]
     """Words and stems saying whose or which line a contact is ("work", "personal",
     "mobile", "second", "рабоч", "основн", "trabajo", "töö", "회사", "예전"), found at the
-    start of a word: two
-    phones or e-mails labelled with different ones are two ("Work phone: …" / "Personal
-    mobile: …"), where one labelled beside one not is the same changed ("Phone: …" / "New
-    mobile: …").
+    start of a word: two phones or e-mails labelled with different ones are two ("Work
+    phone: …" / "Personal mobile: …"), where one labelled beside one not is the same
+    changed ("Phone: …" / "New mobile: …"), and two labelled alike or not at all are one
+    line whose number or address changed (dedup.one_contact).
     One word for each line: two synonyms ("cell", "mobile") would read as two lines."""
     contrasts: tuple[tuple[str, str], ...]
     """The two sides of one contrast ("left"/"right", "upper"/"lower", "front"/"rear",

@@ -52,8 +52,8 @@ and 0.094 with it, nearly always deleting a true fact, while changed values repl
 went from 0.738 to 0.682 (a missed change keeps the stale line beside the new one, which
 says it is new); so do two that differ only in a name ("Lives in
 Tartu." / "Lives in Pärnu.", a new carer; in Korean, which has no capitals, a name told
-by the title after it, "담당 디자이너 수진 쌤" / "… 민지 쌤"; and, for where the customer lives, in the
-house number too), unless the name is what the fact is about
+by the title after it, "담당 디자이너 수진 쌤" / "… 민지 쌤"; and, for where the customer
+lives, in the house number too), unless the name is what the fact is about
 ("Has a cockapoo called Mabel." beside "… called Biscuit.": a label word of the
 language's names says so; "Dog Archie is allergic to beef." beside "Dog Rosie …": the
 name follows a word for an animal or a member of the family). A new fact that says it
@@ -80,9 +80,9 @@ the language's `contact_owners`): a customer may have both, and the judge may no
 them either. Two facts stating another phone, or another e-mail, of one line (the same line
 words or none, no member of the family) do merge, however each is put ("Контактный телефон:
 …" / "Номер для связи: …": one_contact). Anything else is kept apart, however close:
-"Home insurance renews in April." and "Car insurance renews in April." lie 0.04 apart, as close as most
-paraphrases, and merging would overwrite a true fact, while keeping two costs at most a
-slightly redundant line. A looser rule (within 0.045,
+"Home insurance renews in April." and "Car insurance renews in April." lie 0.04 apart,
+as close as most paraphrases, and merging would overwrite a true fact, while keeping two
+costs at most a slightly redundant line. A looser rule (within 0.045,
 a quarter of the thing words shared) merged 0.60 of the tune split's paraphrases against
 0.37, and kept 0.80 of the held-out split's different things apart against 0.93, so it is
 not taken. Bands tuned on bench/memory_natural.jsonl's tune split, and checked against
