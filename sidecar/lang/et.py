@@ -111,6 +111,17 @@ LANGUAGE = Language(
         "suhkru": "suhkur", "õuna": "õun", "õunu": "õun", "roosi": "roos", "roose": "roos", "tulbi": "tulp",
         "kimbu": "kimp", "kimpu": "kimp", "palga": "palk", "palka": "palk", "maksu": "maks", "laenu": "laen",
         "kooli": "kool", "kaela": "kael", "köögi": "köök", "lampi": "lamp", "soola": "sool", "tulpe": "tulp",
+        # More everyday nouns the stemmer splits the same way ("nädal" / "nädalas", "grupp" / "grupis");
+        # "kingi" is left out, a form of "king" (shoe) and of "kink" (gift).
+        "nädala": "nädal", "nädalat": "nädal", "süsti": "süst", "kausta": "kaust", "grupi": "grupp",
+        "gruppi": "grupp", "kaarti": "kaart", "akent": "aken", "kõhu": "kõht", "kõhtu": "kõht",
+        "südant": "süda", "vere": "veri", "verd": "veri", "pildi": "pilt", "pilti": "pilt",
+        "kleidi": "kleit", "kinga": "king", "mütsi": "müts", "särgi": "särk", "särki": "särk", "koti": "kott",
+        "kotti": "kott", "võtme": "võti", "numbri": "number", "numbrit": "number", "ranna": "rand",
+        "randa": "rand", "mere": "meri", "merd": "meri", "järve": "järv", "turu": "turg", "turgu": "turg",
+        "pulma": "pulm", "mäe": "mägi", "mäge": "mägi", "jõe": "jõgi", "jõge": "jõgi", "lõnga": "lõng",
+        "lamba": "lammas", "paki": "pakk", "pakki": "pakk", "kasti": "kast", "pudeli": "pudel",
+        "pudelit": "pudel", "tassi": "tass", "noa": "nuga",
     }),
     verbal_noun_endings=words("mise mine"),  # "kolimine" (moving), "tellimise" (of ordering)
     verbal_noun_links=words("mis"),
