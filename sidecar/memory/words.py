@@ -86,8 +86,10 @@ def two_words_of(word: str, words: tuple[str, ...], lang: str | None = None) -> 
     "lateksi" and "allergilise"): its first part one of them (the same, or one a prefix of
     the other, at least HEAD_MIN long, the longer by an ending at most: "puna" / "punane"), the
     rest another by stems_match. None when it is no such compound ("kodukindlustuse" beside
-    "kodukindlus" is no "kodu" and "kindlustuse"). With `lang`, the rest is read as its base
-    first where it is one of the language's irregular forms ("puna-veini" of "vein")."""
+    "kodukindlus" is no "kodu" and "kindlustuse"). With `lang`, the first part may also be
+    one of them as a word of its own stems ("ratta-hooldus" of "rata"), and the rest is read
+    as its base first where it is one of the language's irregular forms ("puna-veini" of
+    "vein")."""
     if len(word) < COMPOUND_MIN:
         return None
     for i in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
