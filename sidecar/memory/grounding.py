@@ -74,7 +74,7 @@ from .. import lang as languages
 from ..langs import normalize_lang
 from .negation import negation
 from .said import said
-from .values import AGE, Values, blank_spans, capitalised_names, ko_names
+from .values import AGE, Values, blank_spans, capitalised_names, titled_words
 from .words import PREFIX_MIN, SHARED_MIN, SHARED_SHARE, content_words, label_words
 
 # Content-word coverage, chosen on bench/grounding_eval.jsonl (`python -m
@@ -144,7 +144,7 @@ def check(fact: str, customer_text: str, lang: str) -> Verdict:
 
     names = capitalised_names(fact, fv.spans)
     missing = [n for n in names if not cust.has_name(n)]
-    korean = ko_names(fact) if lang == "ko" else []
+    korean = titled_words(fact, lang)
     missing += [n for n in korean if not cust.has_ko_name(n)]
     if missing:
         return Verdict(False, "name", 0.0, tuple(missing))

@@ -456,10 +456,15 @@ def ko_names(fact: str) -> list[str]:
     return out
 
 
-def titled_names(fact: str, lang: str) -> list[str]:
-    """In a language written without capitals (one with `name_titles`), the name a fact
-    states by a title after it or a word introducing it ("담당 디자이너 수진 쌤"), as
-    written; none in any other. Of two, the first names the role ("피아노 선생님은 백지호
-    선생님", the piano teacher is Baek Jiho): the last is the name."""
+def titled_words(fact: str, lang: str) -> list[str]:
+    """In a language written without capitals (one with `name_titles`), every word a fact
+    puts before a title or after a word introducing a name ("담당 디자이너 수진 쌤"), as
+    written; none in any other."""
     own = languages.find(lang)
-    return ko_names(fact)[-1:] if own is not None and own.name_titles else []
+    return ko_names(fact) if own is not None and own.name_titles else []
+
+
+def titled_names(fact: str, lang: str) -> list[str]:
+    """The name of titled_words: of two, the first names the role ("피아노 선생님은 백지호
+    선생님", the piano teacher is Baek Jiho), so the last is the name."""
+    return titled_words(fact, lang)[-1:]
