@@ -145,11 +145,13 @@ HISTORY = (
           "(English correction cues; a changed value the rule reads is written in place)", judge_blind=True, repeats=17),
     Split("fresh39", "a fresh39 split written the same way after fresh38 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=2),
+    Split("fresh40", "a fresh40 split written the same way with fresh39 and held back unread while the choices "
+          "after fresh39 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=6),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK = ("fresh40", "fresh41")
+HELD_BACK = ("fresh41",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
