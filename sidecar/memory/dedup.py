@@ -314,6 +314,7 @@ class Slots:
     sides: frozenset[tuple[int, bool]]  # (contrast, which side) for each contrast it names one side of
     side_cue: bool  # its only change cue is a side it names ("Left knee …": "left" as in "left the gym")
     numbered: frozenset[str] = frozenset()  # the numbers saying which thing it is ("36" of "tooth 36")
+    value_words: frozenset[str] = frozenset()  # the value words it says that hold no value ("weekend", "September")
 
 
 def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
@@ -385,8 +386,11 @@ def slots(text: str, lang: str) -> Slots:
         side_cue = not change.search(rest_of_it) and not called_new
     numbered = frozenset(_fold(m.group(1) or m.group(2)) for m in lists.numbered.finditer(text)) \
         if lists.numbered else frozenset()
+    no_things = _no_things(lang)
+    value_words = frozenset(w for w in _words(folded, lang)
+                            if w not in no_things and not _DIGIT.search(w) and _is_value(w, lang))
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, kin,
-                 owned, sides, side_cue, numbered)
+                 owned, sides, side_cue, numbered, value_words)
 
 
 def _apart(words: tuple[str, ...], others: tuple[str, ...], lang: str) -> tuple[str, ...]:
@@ -630,6 +634,20 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
     return bool(kinds)
 
 
+def one_value_changed(a: Slots, b: Slots) -> bool:
+    """Whether the two facts name the same things in the same words, say the same value
+    words, and each states one value the other lacks, of one kind: a count, a level or a
+    code changed ("Employs 6 people." / "Employs 9 people.", "Door code is 4821." / "…
+    7390."), however far apart the embedder puts the two numbers. Words matched only by
+    the looser tolerance (Korean "어머니", mother, inside "시어머니", mother-in-law) or value
+    words apart ("평일 수업" / "주말 수업", weekday / weekend lessons) leave the pair to the
+    distance."""
+    only_a, only_b = a.values - b.values, b.values - a.values
+    if len(only_a) != 1 or len(only_b) != 1 or set(a.words) != set(b.words) or a.value_words != b.value_words:
+        return False
+    return atom_kind(next(iter(only_a))) == atom_kind(next(iter(only_b)))
+
+
 def one_contact(a: Slots, b: Slots) -> bool:
     """Whether two facts state another phone, or another e-mail, of one unlabelled line:
     the customer's contact changed, however each puts it ("Контактный телефон: …" /
@@ -660,7 +678,8 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
         if a.values == b.values:
             if same_words or distance <= bands.contained:
                 return "restates"
-        elif (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close:
+        elif (a.contacts & b.contacts) or (a.date and b.date) or distance <= bands.value_close \
+                or one_value_changed(a, b):
             return "updates"
     if one_contact(a, b):
         return "updates"  # "Контактный телефон: …" / "Номер для связи: …"
