@@ -75,3 +75,15 @@ def test_scale_and_currency_words_are_the_languages_own_in_any_text():
     assert amounts("원하는 날에 배송.", "ko") == ([], set())
     # Any ISO code the price check knows, in capitals, and a currency word in capitals too.
     assert amounts("Pays 40 CHF a month, or 45 EUROS.", "en") == ([{"40"}, {"45"}], {"CHF", "EUR"})
+
+
+def test_numerals_written_as_one_word_are_read_whole():
+    # Estonian hundreds join as its tens do; Korean tens join the ones ("스물다섯", 25),
+    # before a counter in their prenominal form ("열두 대", "스물한 살").
+    assert amounts("Vajab viissada visiitkaarti.", "et")[0] == [{"500"}]
+    assert amounts("Kahesajale külalisele.", "et")[0] == [{"200"}]
+    assert amounts("손님은 스물다섯 명.", "ko")[0] == [{"25"}]
+    assert amounts("사무실 컴퓨터 열두 대.", "ko")[0] == [{"12"}]
+    assert amounts("딸이 스물한 살.", "ko")[0] == [{"21"}]
+    # "열" alone is heat as often as ten, and counts only before a counter.
+    assert amounts("열이 많이 남.", "ko")[0] == []

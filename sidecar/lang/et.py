@@ -24,6 +24,8 @@ def _number_words() -> dict[str, int]:
             out.update(dict.fromkeys([first + "teist"] + _endings(genitive + "teistkümne"), 10 + value))
             if value > 1:
                 out.update(dict.fromkeys([first + "kümmend"] + _endings(genitive + "kümne"), 10 * value))
+                # "viissada" / "viiesaja…" (500), written as one word as the tens are
+                out.update(dict.fromkeys([first + "sada"] + _endings(genitive + "saja"), 100 * value))
     out.update(dict.fromkeys(["kümme", "kümmet"] + _endings("kümne"), 10))
     out.update(dict.fromkeys(["sada", "sadat"] + _endings("saja"), 100))
     out.update(dict.fromkeys(["tuhat"] + _endings("tuhande"), 1000))

@@ -21,6 +21,19 @@ from .base import Language, frozen, groups, sides, words
 _NEGATING_WORDS = ("안", "못")
 _NEGATING_PARTS = words("않 없 아니 말고 말아 마세요 말라 마십시오 못하")
 
+# Native numerals: the ones, and the tens, which join the ones into one word ("스물다섯",
+# 25; "서른두", 32 before a counter). "열" (also heat, a row) and "쉰" (also gone sour)
+# count alone only before a counter.
+_ONES = {"하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+_COUNTED_ONES = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+_TENS = {"열": 10, "스물": 20, "서른": 30, "마흔": 40, "쉰": 50, "예순": 60, "일흔": 70, "여든": 80, "아흔": 90}
+
+
+def _native_numerals(ones: dict[str, int], alone: dict[str, int]) -> dict[str, int]:
+    """The ones, the tens in `alone`, and every ten joined to a one."""
+    return {**ones, **alone, **{ten + one: t + o for ten, t in _TENS.items() for one, o in ones.items()}}
+
+
 LANGUAGE = Language(
     code="ko",
     # Korean is indexed as bigrams, so whole words cannot be matched against its
@@ -83,15 +96,14 @@ LANGUAGE = Language(
         "name": words("이름 성함 성명"),
     }),
     address_words=("주소",),
-    # Native numerals standing alone ("아이가 셋인데"); the scale words that follow
-    # digits ("300만") are number_units.
-    number_words=frozen({"하나": 1, "둘": 2, "셋": 3, "넷": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
-                         "아홉": 9, "스물": 20}),
+    # Native numerals standing alone ("아이가 셋인데", "스물다섯"); the scale words that
+    # follow digits ("300만") are number_units.
+    number_words=frozen(_native_numerals(_ONES, {k: v for k, v in _TENS.items() if k not in ("열", "쉰")})),
     # Korean numerals are not joined by a connecting word.
     number_connectors=(),
-    # The prenominal forms count only before a counter ("두 대", "세 번째").
-    counted_number_words=frozen({"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
-                                 "아홉": 9, "열": 10, "스무": 20}),
+    # The prenominal forms count only before a counter ("두 대", "세 번째", "스물한 살");
+    # "스물" alone is "스무" there ("스무 살").
+    counted_number_words=frozen(_native_numerals(_COUNTED_ONES, {**_TENS, "스무": 20})),
     counters=words("""
         대 명 개 곳 번 번째 시 시간 분 초 살 마리 잔 권 장 채 주 달 개월 년 가지 벌 병 층 박 군데 건 통
         팀 줄 판 송이 상자 봉지 켤레 쌍 평 퍼센트 프로 년식 인분
