@@ -38,3 +38,16 @@ def test_a_form_whose_base_is_a_stopword_is_still_a_word_the_customer_must_have_
     # still names what happened, so the customer must have said it.
     assert not check(fact, said, "en").ok
     assert check(fact, said.replace("were in", "went to").replace("had kittens", "is gone"), "en").ok
+
+
+@pytest.mark.parametrize("fact, said, lang", [
+    ("Квартира 75 м².", "У меня квартира 75 квадратных метров.", "ru"),
+    ("Alquila un trastero de 6 m².", "Alquilo un trastero de seis metros cuadrados.", "es"),
+    ("Has a 2 m2 shed.", "I have a shed, about 2 square metres.", "en"),
+])
+def test_the_square_of_a_unit_is_part_of_the_unit_not_a_value(fact, said, lang):
+    assert check(fact, said, lang).ok
+
+
+def test_a_number_glued_to_a_name_stays_a_value():
+    assert check("Drives a BMW M2.", "I drive a BMW M3.", "en").reason == "number"

@@ -47,6 +47,9 @@ _DATE_LIKE = re.compile(r"^(\d{1,2})[./](\d{1,2})[./](\d{2,4})$|^\d{4}-\d{1,2}-\
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|info|biz|io|co|eu|ee|ru|es|kr|"
                   r"uk|de|fi|lv|lt|fr|it|shop|store|app|online|site)\b(?:/[^\s<>\"']*)?", re.IGNORECASE)
+# "6 m²" (NFKC: "6 m2"), "75 м³": the square or the cube of a length unit after a number is
+# part of the unit, not a value of 2 or 3.
+_POWER = re.compile(r"(?<=\d)\s?[kcdкдс]?[mм]([23])(?!\w)")
 # "7-year-old": the value is the 7; the words around it are not content words to find.
 AGE = re.compile(r"(?<=\d)[\s-]*(?:years?|yrs?)[\s-]*old\b", re.IGNORECASE)
 
@@ -211,6 +214,8 @@ class Values:
                 self.atoms.add(digits)
             self.phones.append(digits)
             text = self._blank(text, m.start(), m.end())
+        for m in list(_POWER.finditer(text)):
+            text = self._blank(text, m.start(1), m.end(1))
         own = _value_words(lang)
         for m in list(_NUM.finditer(text)):
             month = own.month_after_number.match(text, m.end()) \
