@@ -403,3 +403,15 @@ def test_among_many_candidates_a_word_a_fifth_of_them_share_is_no_pointer():
     assert contents(shown_for(message, memories)) == []
     wider = replace(S.recall_bounds(message, "en")["bounds"], word_share=1 / 3)
     assert contents(recall(Q, memories, message=message, lang="en", bounds=wider)) == ["Sam ran a marathon in Tartu."]
+
+
+def test_a_korean_word_shares_only_what_its_stem_names():
+    from sidecar.memory.recall import shared_terms, terms
+
+    def shared(message: str, memory: str) -> set[str]:
+        return shared_terms(terms(message, "ko"), terms(memory, "ko"), "ko")
+    # "잘" (well) is a function word, shared by texts about anything.
+    assert shared("접영 발차기가 잘 안 되는데 따로 봐주실 수 있어요?", "귀에 염증이 잘 생겨 귀마개를 씀.") == set()
+    # The stem keeps two syllables: "아들" is no plural of "아".
+    assert shared("아들 저녁으로 룸서비스 시키려는데 메뉴 뭐 있어요?", "아들 갑각류 알레르기.") == {"아들_"}
+    assert shared("가게에 배상책임보험도 추가해야 할지 고민이에요.", "가게 화재보험은 3월 만기.") == {"가게_", "보허_"}

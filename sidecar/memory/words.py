@@ -162,8 +162,22 @@ def base_stem(stem: str, lang: str) -> str:
 
 def memory_terms(text: str, lang: str) -> set[str]:
     """The content terms of a text (searchtext.content_terms), each an irregular form's
-    stem read as its base's."""
+    stem read as its base's. A Korean word is first stripped of its particles and endings
+    and a function word dropped, so its bigrams are the stem's: those of "브레이크가" and
+    "잘" would share "크가" and "잘" with any text, where the stems share only what they name."""
+    if lang == "ko":
+        text = HANGUL.sub(lambda m: _ko_term_stem(m.group()), text)
     return {base_stem(t, lang) for t in content_terms(text, lang)}
+
+
+@lru_cache(maxsize=8192)
+def _ko_term_stem(word: str) -> str:
+    """A Korean word's stem of two or more syllables ("아들에게": "아들", not "아", as if "들"
+    were the plural), or nothing for a function word."""
+    candidates = ko_candidates(word)
+    if any(c in KO_STOP for c in candidates):
+        return " "
+    return next((c for c in reversed(candidates) if len(c) >= 2), word)
 
 
 @lru_cache(maxsize=4096)
