@@ -409,7 +409,12 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("Дочка ходит в бассейн по субботам.", "Дочь ходит в бассейн по субботам.", 0.04, "ru"),
                                 ("Normalmente paga en metálico.", "Suele pagar en efectivo.", 0.04, "es"),
                                 ("On suhkruhaige.", "Tal on diabeet.", 0.05, "et"),
-                                ("새벽배송으로 받음.", "새벽 배달 이용.", 0.04, "ko")])  # a synonym inside a Korean word
+                                ("새벽배송으로 받음.", "새벽 배달 이용.", 0.04, "ko"),  # a synonym inside a Korean word
+                                ("Wedding is on 14 September at Hartley Barn.",
+                                 "Getting married at Hartley Barn on the 14th of September.", 0.016, "en"),
+                                ("Birthday is 14 March.", "Born on 14/03.", 0.068, "en"),
+                                ("강아지 이름은 콩이임.", "반려견 이름이 콩이.", 0.041, "ko"),
+                                ("여권 만료 2027년 3월.", "여권 유효기간은 27년 3월까지.", 0.038, "ko")])
     # The judge reads the words as written, as it was fitted: its signals do not change.
     assert merge_model.signals("Boiler fitted in 2016.", "Boiler installed in 2016.", 0.03, "en", BANDS)[1] == 0.5
     # Two things of one kind are never synonyms: a contrast stays two.

@@ -248,6 +248,8 @@ LANGUAGE = Language(
         fringe bangs
         colour color
         neighbour neighbor
+        wedding married
+        birthday born
     """),
     numbered_things=words("""
         tooth$ molar$ room$ order$ table$ seat$ locker$ unit$ flat$ apartment$ box$ ticket$ invoice$ bay$
