@@ -414,7 +414,10 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                  "Getting married at Hartley Barn on the 14th of September.", 0.016, "en"),
                                 ("Birthday is 14 March.", "Born on 14/03.", 0.068, "en"),
                                 ("강아지 이름은 콩이임.", "반려견 이름이 콩이.", 0.041, "ko"),
-                                ("여권 만료 2027년 3월.", "여권 유효기간은 27년 3월까지.", 0.038, "ko")])
+                                ("여권 만료 2027년 3월.", "여권 유효기간은 27년 3월까지.", 0.038, "ko"),
+                                ("Их лабрадора зовут Бакс.", "Собака — лабрадор по кличке Бакс.", 0.078, "ru"),
+                                ("La mudanza es el 15 de julio.", "Se muda el quince de julio.", 0.056, "es"),
+                                ("El seguro del hogar vence en marzo.", "La póliza de hogar vence en marzo.", 0.017, "es")])
     # The judge reads the words as written, as it was fitted: its signals do not change.
     assert merge_model.signals("Boiler fitted in 2016.", "Boiler installed in 2016.", 0.03, "en", BANDS)[1] == 0.5
     # Two things of one kind are never synonyms: a contrast stays two.

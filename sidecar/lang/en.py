@@ -250,6 +250,8 @@ LANGUAGE = Language(
         neighbour neighbor
         wedding married
         birthday born
+        collect pick
+        kidney renal
     """),
     numbered_things=words("""
         tooth$ molar$ room$ order$ table$ seat$ locker$ unit$ flat$ apartment$ box$ ticket$ invoice$ bay$

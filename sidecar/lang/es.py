@@ -225,6 +225,9 @@ LANGUAGE = Language(
         aplazar posponer postergar
         retraso demora
         sueldo salario
+        mudanza muda
+        americana chaqueta
+        póliza seguro
     """),
     numbered_things=words("""
         diente$ muela$ pieza$ habitación$ habitacion$ pedido$ mesa$ asiento$ taquilla$ box$ factura$ plaza$

@@ -247,6 +247,8 @@ LANGUAGE = Language(
         해지 해약
         살다 거주하다
         세입자 임차인
+        민감 예민
+        원데이 하루용
     """),
     # The number comes first, written onto the word: "204호", "36번 치아".
     numbered_things=("호$", "호실$", "호점$", "번 치아", "번치아"),
