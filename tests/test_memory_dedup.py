@@ -417,7 +417,11 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("여권 만료 2027년 3월.", "여권 유효기간은 27년 3월까지.", 0.038, "ko"),
                                 ("Их лабрадора зовут Бакс.", "Собака — лабрадор по кличке Бакс.", 0.078, "ru"),
                                 ("La mudanza es el 15 de julio.", "Se muda el quince de julio.", 0.056, "es"),
-                                ("El seguro del hogar vence en marzo.", "La póliza de hogar vence en marzo.", 0.017, "es")])
+                                ("El seguro del hogar vence en marzo.", "La póliza de hogar vence en marzo.", 0.017, "es"),
+                                ("Toma 50 mg de levotiroxina al día.", "Levotiroxina 50 mg diarios.", 0.02, "es"),
+                                ("Hoiab rehve meie rehvihotellis.", "Tema rehvid on hoiul meie rehvihotellis.", 0.023,
+                                 "et"),
+                                ("У пса аллергия на курицу.", "Собаке нельзя курятину — аллергия.", 0.07, "ru")])
     # The judge reads the words as written, as it was fitted: its signals do not change.
     assert merge_model.signals("Boiler fitted in 2016.", "Boiler installed in 2016.", 0.03, "en", BANDS)[1] == 0.5
     # Two things of one kind are never synonyms: a contrast stays two.

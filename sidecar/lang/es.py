@@ -228,6 +228,9 @@ LANGUAGE = Language(
         mudanza muda
         americana chaqueta
         póliza seguro
+        día diario
+        renovación renueva renovar
+        matemáticas mates
     """),
     numbered_things=words("""
         diente$ muela$ pieza$ habitación$ habitacion$ pedido$ mesa$ asiento$ taquilla$ box$ factura$ plaza$

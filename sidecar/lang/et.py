@@ -283,6 +283,9 @@ LANGUAGE = Language(
         kodutöö koduülesanne
         koristus koristamine
         varem varasemalt
+        makse maksab maksma
+        hoiul hoiab hoida
+        suhtlus suhelda suhtleb
     """),
     numbered_things=words("""
         nr hammas$ hamba$ tuba$ toa$ tellimus$ tellimuse$ laud$ laua$ kapp$ kapi$ korter$ korteri$ boks$ boksi$
