@@ -162,9 +162,9 @@ def base_stem(stem: str, lang: str) -> str:
 
 def memory_terms(text: str, lang: str) -> set[str]:
     """The content terms of a text (searchtext.content_terms), each an irregular form's
-    stem read as its base's. A Korean word is first stripped of its particles and endings
-    and a function word dropped, so its bigrams are the stem's: those of "브레이크가" and
-    "잘" would share "크가" and "잘" with any text, where the stems share only what they name."""
+    stem read as its base's. A Korean word is first stripped of its particles and endings,
+    and a function word dropped, so its bigrams are its stem's: a particle's ("크가" of
+    "브레이크가") or a function word's ("잘", well) are shared by texts about anything."""
     if lang == "ko":
         text = HANGUL.sub(lambda m: _ko_term_stem(m.group()), text)
     return {base_stem(t, lang) for t in content_terms(text, lang)}
