@@ -139,6 +139,10 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("I'm going to stop doing the gel nails for a while", "en"),
                           ("could I switch to the evening class from next term?", "en")]:
         assert reads_as_correction(message, lang), message
+    # A thing dropped or handed back, a plan changed.
+    for message in ["I've decided to ditch the highlights for good", "we'll bring back the one we've been renting",
+                    "We're done with the video calls, he'll come in person", "Change of plan, no park session"]:
+        assert reads_as_correction(message, "en"), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

@@ -155,6 +155,10 @@ LANGUAGE = Language(
         # A pet's death said gently, a habit given up, a change of course: "we had to say goodbye to
         # Bruno", "I'm going to stop doing the keratin", "I want to switch to automatic lessons".
         "goodbye to", "going to stop", "stop doing", "switch to", "switching to", "switched to",
+        # A thing dropped or handed back, a plan changed: "ditch the highlights and go back to my
+        # natural colour", "we'll bring back the one we've been renting", "we're done with the video calls".
+        "ditch", "ditched", "ditching", "go back to my", "going back to my", "bring back", "bringing back",
+        "done with", "change of plan", "skip the",
         # In a message these correct; in a fact they state a preference, a time or the past
         # ("Prefers tea instead of coffee.", "Used to live abroad."), so they are no change cues.
         "instead", "used to",
