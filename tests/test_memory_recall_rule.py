@@ -143,6 +143,11 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
     for message in ["I've decided to ditch the highlights for good", "we'll bring back the one we've been renting",
                     "We're done with the video calls, he'll come in person", "Change of plan, no park session"]:
         assert reads_as_correction(message, "en"), message
+    # A company wound up, a locker handed back, a class given up, the old one thrown away.
+    for message, lang in [("С обществом всё, мы с партнёрами его ликвидировали", "ru"),
+                          ("저 개인 사물함 반납할게요~", "ko"), ("Vera ha decidido dejar el inglés este curso", "es"),
+                          ("uus number on 5677 0011, vana visake minema palun", "et")]:
+        assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

@@ -99,6 +99,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A class or a habit given up: "ha decidido dejar el inglés".
+        "decidido dejar", "decidió dejar",
         "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine",
         "no es cierto", "no es verdad", "eso no es así", "está mal", "incorrecto", "se equivoca",
         "me confunde con otra persona", "desactualizado",

@@ -172,6 +172,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # The old one thrown away: "vana visake minema".
+        "visake minema", "viska minema", "visata minema",
         "unusta", "unustage", "unusta ära", "kustuta", "kustutage", "eemalda", "enam ei", "ei ole enam",
         "pole enam", "see pole õige", "see ei ole õige", "see pole tõsi", "vale", "valesti", "ei vasta tõele",
         "aegunud",

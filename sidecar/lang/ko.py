@@ -140,6 +140,8 @@ LANGUAGE = Language(
     negates_word_after=_NEGATING_WORDS,
     negated_endings=("지",),  # "하지 않아요": the verb before 않 is what is denied
     correction_cues=(
+        # A locker or a rental handed back: "사물함 반납할게요".
+        "반납",
         "잊어", "잊어 주세요", "잊어주세요", "잊어버려", "지워", "지워 주세요", "지워주세요", "삭제", "삭제해 주세요", "빼 주세요", "빼주세요",
         "더 이상", "이제 아니", "아니에요", "사실이 아니", "틀렸", "잘못", "착각",
         # 실제로 고쳐 달라는 말: "고쳐 주세요", "번호 바뀌었어요", "옛날 주소".
