@@ -424,3 +424,6 @@ def test_a_korean_word_shares_only_what_its_stem_names():
     # The stem keeps two syllables: "아들" is no plural of "아".
     assert shared("아들 저녁으로 룸서비스 시키려는데 메뉴 뭐 있어요?", "아들 갑각류 알레르기.") == {"아들_"}
     assert shared("가게에 배상책임보험도 추가해야 할지 고민이에요.", "가게 화재보험은 3월 만기.") == {"가게_", "보허_"}
+    # Every weekday ends in "요일": two weekdays share nothing, one weekday itself.
+    assert shared("다음주 토요일 케익 주문 가능해요?", "매주 금요일 바게트 구매.") == set()
+    assert shared("이번 금요일에도 바게트 되나요?", "매주 금요일 바게트 구매.") == {"금요_", "바게_", "게트_"}

@@ -177,7 +177,9 @@ def _ko_term_stem(word: str) -> str:
     candidates = ko_candidates(word)
     if any(c in KO_STOP for c in candidates):
         return " "
-    return next((c for c in reversed(candidates) if len(c) >= 2), word)
+    stem = next((c for c in reversed(candidates) if len(c) >= 2), word)
+    # Every weekday ends in "요일": only its first syllable names which ("금요일": "금요").
+    return stem[:2] if stem in _KO.weekdays else stem
 
 
 @lru_cache(maxsize=4096)
