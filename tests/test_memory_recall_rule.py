@@ -146,7 +146,9 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
     # A company wound up, a locker handed back, a class given up, the old one thrown away.
     for message, lang in [("С обществом всё, мы с партнёрами его ликвидировали", "ru"),
                           ("저 개인 사물함 반납할게요~", "ko"), ("Vera ha decidido dejar el inglés este curso", "es"),
-                          ("uus number on 5677 0011, vana visake minema palun", "et")]:
+                          ("uus number on 5677 0011, vana visake minema palun", "et"),
+                          ("так что никакого осветления больше, только стрижка", "ru"),
+                          ("신행지 바꾸려구요! 거긴 너무 비싸서요", "ko")]:
         assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),

@@ -140,6 +140,8 @@ LANGUAGE = Language(
     negates_word_after=_NEGATING_WORDS,
     negated_endings=("지",),  # "하지 않아요": the verb before 않 is what is denied
     correction_cues=(
+        # A plan about to change: "신행지 바꾸려구요".
+        "바꾸려",
         # A locker or a rental handed back: "사물함 반납할게요".
         "반납",
         "잊어", "잊어 주세요", "잊어주세요", "잊어버려", "지워", "지워 주세요", "지워주세요", "삭제", "삭제해 주세요", "빼 주세요", "빼주세요",

@@ -134,6 +134,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # "No more" with its noun first: "никакого осветления больше".
+        "никакого", "никаких",
         # A company wound up: "мы его ликвидировали".
         "ликвидир",
         "забудь", "забудьте", "забыть", "закончить", "удали", "удалите", "сотри", "сотрите", "уже неправда", "это неправда",
