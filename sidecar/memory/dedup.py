@@ -286,8 +286,23 @@ def _thing_words(folded: str, lang: str, names: frozenset[str] = frozenset()) ->
     """With the short words, which are mostly particles and stems cut too far, but
     sometimes the one word that tells two things apart ("집", home): `_long` drops them.
     The stems in `names` are things whatever they read as."""
+    return _things_and_values(folded, lang, names)[0]
+
+
+def _things_and_values(folded: str, lang: str, names: frozenset[str] = frozenset()) -> tuple[list[str], frozenset[str]]:
+    """_thing_words, and the value words the text says that hold no value ("weekend",
+    "September"), from one reading of its words."""
     no_things = _no_things(lang)
-    return [w for w in _words(folded, lang) if w not in no_things and (w in names or not _is_value(w, lang))]
+    things: list[str] = []
+    values: set[str] = set()
+    for w in _words(folded, lang):
+        if w in no_things:
+            continue
+        if w in names or not _is_value(w, lang):
+            things.append(w)
+        elif not _DIGIT.search(w):
+            values.add(w)
+    return things, frozenset(values)
 
 
 def _long(words: Iterable[str], lang: str) -> tuple[str, ...]:
@@ -359,7 +374,8 @@ def slots(text: str, lang: str) -> Slots:
     named = frozenset(stem for name in _fold(" ".join(thing_names)).split() if name not in _labels(lang)
                       for stem in _words(name, lang))
     name_words = (_long(_thing_words(folded_names, lang, named), lang) if capitalised else ()) + titled
-    every = tuple(_thing_words(blank_spans(folded, found.spans), lang, named))
+    things, value_words = _things_and_values(blank_spans(folded, found.spans), lang, named)
+    every = tuple(things)
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
         contact_words = label_words(contacts, lang)
@@ -386,9 +402,6 @@ def slots(text: str, lang: str) -> Slots:
         side_cue = not change.search(rest_of_it) and not called_new
     numbered = frozenset(_fold(m.group(1) or m.group(2)) for m in lists.numbered.finditer(text)) \
         if lists.numbered else frozenset()
-    no_things = _no_things(lang)
-    value_words = frozenset(w for w in _words(folded, lang)
-                            if w not in no_things and not _DIGIT.search(w) and _is_value(w, lang))
     return Slots(words, frozenset(values), contacts, date, changes, name_words, rest, naming, every, relative, kin,
                  owned, sides, side_cue, numbered, value_words)
 
