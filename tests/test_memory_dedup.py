@@ -624,6 +624,8 @@ def test_one_value_changed_in_the_same_words_replaces_the_old_one_beyond_the_val
         ("В цеху 7 человек.", "В цеху 11 человек.", 0.061, "ru"),
         ("Абонемент в зал на 3 месяца.", "Абонемент в зал на 12 месяцев.", 0.060, "ru"),
         ("Event date is 21 September.", "Event date is 28 September.", 0.075, "en"),
+        # a date, its day and its month both changed
+        ("Company year-end is 30 June.", "Company year-end is 31 March.", 0.071, "en"),
     ])
     assert_decides("new", [
         # value words apart: weekday lessons beside weekend ones

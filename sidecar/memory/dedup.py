@@ -649,16 +649,29 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
 
 def one_value_changed(a: Slots, b: Slots) -> bool:
     """Whether the two facts name the same things in the same words, say the same value
-    words, and each states one value the other lacks, of one kind: a count, a level or a
-    code changed ("Employs 6 people." / "Employs 9 people.", "Door code is 4821." / "…
-    7390."), however far apart the embedder puts the two numbers. Words matched only by
+    words, and each states one value the other lacks, of one kind: a count, a level, a
+    code or a date changed ("Employs 6 people." / "Employs 9 people.", "Door code is
+    4821." / "… 7390.", "Company year-end is 31 March." / "… 30 June."), however far apart the embedder puts the two numbers. Words matched only by
     the looser tolerance (Korean "어머니", mother, inside "시어머니", mother-in-law) or value
     words apart ("평일 수업" / "주말 수업", weekday / weekend lessons) leave the pair to the
     distance."""
     only_a, only_b = a.values - b.values, b.values - a.values
-    if len(only_a) != 1 or len(only_b) != 1 or set(a.words) != set(b.words) or a.value_words != b.value_words:
+    if set(a.words) != set(b.words) or a.value_words != b.value_words:
         return False
-    return atom_kind(next(iter(only_a))) == atom_kind(next(iter(only_b)))
+    kind = _one_value(only_a)
+    return kind is not None and kind == _one_value(only_b)
+
+
+def _one_value(values: frozenset[str]) -> str | None:
+    """The kind of value `values` make up when they are one: a single value, or a date said
+    as a month and its day ("31 March", read as the month and the day apart); None for
+    none or several."""
+    if len(values) == 1:
+        return atom_kind(next(iter(values)))
+    kinds = sorted((atom_kind(v), v) for v in values)
+    if [k for k, _ in kinds] == ["count", "month"] and kinds[0][1].isdigit() and 1 <= int(kinds[0][1]) <= 31:
+        return "date"
+    return None
 
 
 def one_contact(a: Slots, b: Slots) -> bool:
