@@ -150,6 +150,11 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("так что никакого осветления больше, только стрижка", "ru"),
                           ("신행지 바꾸려구요! 거긴 너무 비싸서요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # A job left, a trip over.
+    for message, lang in [("Из Техноспектра я ушёл, так что платить буду сам", "ru"),
+                          ("저 페루랑 칠레 잘 다녀왔어요!!", "ko"), ("we got back from Lisbon on Sunday", "en"),
+                          ("ya volvimos de Perú, todo genial", "es"), ("tulime tagasi Peruust eile", "et")]:
+        assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

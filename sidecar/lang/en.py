@@ -122,6 +122,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A trip or a stay over: "we got back from Lisbon", "just back from Peru".
+        "got back from", "just back from", "we're back from", "came back from",
         "forget", "forget that", "forget what", "delete", "delete that", "remove", "erase",
         "wrong", "that's wrong", "that is wrong", "not true", "not true any more", "not true anymore",
         "no longer", "not any more", "not anymore", "isn't right", "not correct", "incorrect",

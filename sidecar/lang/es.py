@@ -99,6 +99,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A trip over: "ya volvimos de Perú".
+        "volvimos de", "volví de", "he vuelto de", "hemos vuelto de",
         # A class or a habit given up: "ha decidido dejar el inglés".
         "decidido dejar", "decidió dejar",
         "olvida", "olvide", "olvídalo", "olvídelo", "borra", "borre", "elimina", "elimine",

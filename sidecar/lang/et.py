@@ -172,6 +172,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A trip over: "tulime Peruust tagasi".
+        "tulime tagasi", "tulin tagasi", "jõudsime tagasi", "jõudsin tagasi",
         # The old one thrown away: "vana visake minema".
         "visake minema", "viska minema", "visata minema",
         "unusta", "unustage", "unusta ära", "kustuta", "kustutage", "eemalda", "enam ei", "ei ole enam",

@@ -140,6 +140,8 @@ LANGUAGE = Language(
     negates_word_after=_NEGATING_WORDS,
     negated_endings=("지",),  # "하지 않아요": the verb before 않 is what is denied
     correction_cues=(
+        # A trip over: "페루랑 칠레 잘 다녀왔어요".
+        "다녀왔",
         # A plan about to change: "신행지 바꾸려구요".
         "바꾸려",
         # A locker or a rental handed back: "사물함 반납할게요".
