@@ -14,7 +14,7 @@ from sidecar.lang import LANGS, Language, find, get
 # A new gap must be listed here, so none is left empty by oversight.
 _SNOWBALL_ONLY = {"question_words", "question_particles", "question_fillers", "question_endings",
                   "word_endings", "counted_number_words", "counters", "number_units", "name_titles",
-                  "name_intros", "negates_word_before", "negates_word_after", "negated_endings"}
+                  "name_intros", "place_endings", "negates_word_before", "negates_word_after", "negated_endings"}
 # Verbal nouns with an ending the stemmer leaves (Estonian "kolimine"): see et.py.
 _NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_lookalikes"}
 # A month is a name, not a number with a suffix, and a year is written in full.

@@ -146,6 +146,16 @@ def test_a_korean_name_told_by_its_title_changed_replaces_the_old_one():
     assert_decides("new", [("피아노 선생님은 홍예린 선생님.", "수학 선생님은 백지호 선생님.", 0.05, "ko")])
 
 
+def test_a_korean_address_changed_replaces_the_old_one():
+    # Two or more parts of an address in a row ("해운대구 우동": district, neighbourhood) name
+    # a place, as a capitalised name does elsewhere; "우동" alone is udon.
+    assert_decides("updates", [
+        ("소파는 부산 수영구 광안동으로 배송받기로 했다.", "소파 배송지는 부산 해운대구 우동이다.", 0.052, "ko"),
+        ("현재 성남시 분당구 정자동에 산다.", "서울 마포구 망원동에 산다.", 0.113, "ko"),
+    ])
+    assert slots("우동 좋아함.", "ko").names == ()
+
+
 def test_a_date_in_digits_is_the_same_value_as_the_date_in_words():
     assert slots("Born on 14/03.", "en").values == slots("Birthday is 14 March.", "en").values == {"14", "M3"}
     assert slots("Родилась 14.03.1990.", "ru").values == {"14", "M3", "1990"}

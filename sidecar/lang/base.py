@@ -190,6 +190,10 @@ class Language:
     forms first (the first that matches is taken)."""
     name_intros: tuple[str, ...]
     """For a script without capitals: words a name follows ("이름은 …")."""
+    place_endings: tuple[str, ...]
+    """For a script without capitals: the endings of an address's parts ("구", district;
+    "동", neighbourhood): two or more such words in a row name a place ("해운대구 우동"),
+    as a capitalised place name does elsewhere."""
 
     # --- memory: negation and correction -------------------------------------------
     negation: re.Pattern[str]

@@ -114,6 +114,7 @@ LANGUAGE = Language(
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),
     name_intros=(),
+    place_endings=(),
     negation=re.compile(r"n['’]t\b|\b(?:not|no|never|none|without|nobody|nothing|neither|nor|cannot)\b",
                         re.IGNORECASE),
     clause_splitters=words("but however"),

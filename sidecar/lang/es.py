@@ -92,6 +92,7 @@ LANGUAGE = Language(
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),
     name_intros=(),
+    place_endings=(),
     negation=whole_words(words("no nunca jamás ningún ninguno ninguna nada sin tampoco ni")),
     clause_splitters=words("pero sino aunque"),
     # Negation scope runs from the negation to the end of its clause (clause_splitters).

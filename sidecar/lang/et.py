@@ -165,6 +165,7 @@ LANGUAGE = Language(
     # Latin script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),
     name_intros=(),
+    place_endings=(),
     negation=whole_words(words("ei pole polnud mitte ilma ega ära ärge ärgu ärme")),
     clause_splitters=words("aga kuid vaid ent"),
     # Negation scope runs from the negation to the end of its clause (clause_splitters).

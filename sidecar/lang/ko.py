@@ -133,6 +133,8 @@ LANGUAGE = Language(
         교수님 교수 기사님 기사 매니저님 매니저 담당자님 담당자
     """),
     name_intros=("이름",),
+    # 시 city, 도 province, 구 district, 군 county, 동 neighbourhood, 읍 / 면 / 리 towns and villages, 로 / 길 streets.
+    place_endings=words("시 도 구 군 동 읍 면 리 로 길"),
     negation=re.compile(r"(?:^|\s)(?:" + "|".join(_NEGATING_WORDS) + r")\s|" + "|".join(_NEGATING_PARTS)),
     # Negation is scoped by word (negates_word_*), not to the end of a clause.
     clause_splitters=(),

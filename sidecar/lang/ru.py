@@ -127,6 +127,7 @@ LANGUAGE = Language(
     # Cyrillic script has capitals: a name is a capitalised word, wherever it stands.
     name_titles=(),
     name_intros=(),
+    place_endings=(),
     negation=whole_words(words("не нет ни без никогда ничего нельзя")),
     clause_splitters=words("а но однако зато"),
     # Negation scope runs from the negation to the end of its clause (clause_splitters).

@@ -105,7 +105,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
 from ..searchtext import content_terms
-from .values import Values, atom_kind, blank_spans, capitalised_names, titled_names, value_kinds
+from .values import Values, atom_kind, blank_spans, capitalised_names, place_words, titled_names, value_kinds
 from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, memory_terms, stems_match,
                     two_words_of)
 
@@ -362,7 +362,7 @@ def slots(text: str, lang: str) -> Slots:
     date = len(values) == 1 and atom_kind(next(iter(values))) in ("month", "weekday")
     # A name told by its title, where names have no capitals, is a name as written: stemmed,
     # "민지" would lose its last syllable as an ending.
-    titled = tuple(_fold(name) for name in titled_names(text, lang))
+    titled = tuple(_fold(name) for name in titled_names(text, lang) + place_words(text, lang))
     capitalised = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
     names = capitalised + list(titled)
     # A name is a thing however its stem reads ("Marta" is no "martes"), and so is one opening

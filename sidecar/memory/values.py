@@ -469,6 +469,29 @@ def titled_words(fact: str, lang: str) -> list[str]:
     return ko_names(fact) if own is not None and own.name_titles else []
 
 
+def place_words(fact: str, lang: str) -> list[str]:
+    """In a language written without capitals (one with `place_endings`), the parts of an
+    address: two or more words in a row, each of two syllables or more ending as an
+    address's part does once its particle is stripped ("해운대구 우동이다": "해운대구",
+    "우동"); none in any other."""
+    own = languages.find(lang)
+    if own is None or not own.place_endings:
+        return []
+    out: list[str] = []
+    run: list[str] = []
+    end = 0
+    for m in HANGUL.finditer(fact):
+        stem = ko_candidates(m.group())[-1]
+        if len(stem) < 2 or not stem.endswith(own.place_endings) or (run and fact[end:m.start()].strip(" ,")):
+            out.extend(run if len(run) >= 2 else ())
+            run = []
+        if len(stem) >= 2 and stem.endswith(own.place_endings):
+            run.append(stem)
+        end = m.end()
+    out.extend(run if len(run) >= 2 else ())
+    return out
+
+
 def titled_names(fact: str, lang: str) -> list[str]:
     """The name of titled_words: of two, the first names the role ("피아노 선생님은 백지호
     선생님", the piano teacher is Baek Jiho), so the last is the name."""
