@@ -146,6 +146,16 @@ def test_a_korean_name_told_by_its_title_changed_replaces_the_old_one():
     assert_decides("new", [("피아노 선생님은 홍예린 선생님.", "수학 선생님은 백지호 선생님.", 0.05, "ko")])
 
 
+def test_how_often_is_a_value_not_a_thing():
+    # "격주" / "매주" (every other week / every week), "quincenal" / "semanal": the same thing
+    # at another frequency, written in place of the stored fact.
+    assert_decides("restates", [("청소 주기 격주.", "청소 주기 매주.", 0.034, "ko"),
+                                ("Limpieza quincenal, los viernes.", "Limpieza semanal, los viernes.", 0.036, "es"),
+                                ("Paga las clases por trimestre.", "Paga las clases mensualmente.", 0.025, "es")])
+    assert_decides("updates", [("Tellib iga kuu 2 kg veisehakkliha.", "Tellib igakuiselt 3 kg veisehakkliha.", 0.06, "et")])
+    assert slots("Уборка каждую пятницу, еженедельно.", "ru").value_words == {"еженедельн"}
+
+
 def test_a_korean_address_changed_replaces_the_old_one():
     # Two or more parts of an address in a row ("해운대구 우동": district, neighbourhood) name
     # a place, as a capitalised name does elsewhere; "우동" alone is udon.

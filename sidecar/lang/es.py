@@ -250,6 +250,7 @@ LANGUAGE = Language(
         enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
         lunes martes miércoles jueves viernes sábado domingo mañana tarde noche
         correo email teléfono llamada llamar sms mensaje whatsapp
+        semanal quincenal mensual trimestral anual semanalmente mensualmente anualmente
     """),
     # The Spanish stemmer folds words naming different people into one stem
     # ("hija"/"hijo" -> "hij"): they are compared whole, so a daughter and a son

@@ -305,6 +305,7 @@ LANGUAGE = Language(
         jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
         esmaspäev teisipäev kolmapäev neljapäev reede laupäev pühapäev hommik õhtu
         e-post e-kiri meil telefon helista kõne sõnum
+        igapäevaselt iganädalaselt igakuiselt igaaastaselt kord
     """),
     # Snowball keeps "tütar" and "poeg" apart: nothing to compare unstemmed.
     keep_whole=(),

@@ -264,7 +264,7 @@ LANGUAGE = Language(
         강아지 고양이 반려견 반려묘 토끼 햄스터 앵무새 거북이 말티즈 푸들 비숑 진돗개 시바
         리트리버 닥스훈트 포메라니안 웰시코기 치와와 페르시안
     """),
-    value_labels=words("월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡"),
+    value_labels=words("월요일 화요일 수요일 목요일 금요일 토요일 일요일 주말 평일 오전 오후 저녁 이메일 메일 전화 문자 카톡 매일 매주 격주 매달 매월 격월 매년"),
     # Words are compared with their endings stripped, not stemmed together: nothing
     # folds two people into one word.
     keep_whole=(),
