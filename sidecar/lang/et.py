@@ -265,7 +265,7 @@ LANGUAGE = Language(
         soodustus allahindlus
         ülemus boss
         kolleeg töökaaslane
-        trenn treening
+        trenn treening treenima
         liikmesus liikmelisus
         kuutasu kuumaks
         lillekimp bukett
