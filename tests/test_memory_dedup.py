@@ -445,7 +445,13 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("У пса аллергия на курицу.", "Собаке нельзя курятину — аллергия.", 0.07, "ru"),
                                 ("고양이 두 마리를 키움.", "반려묘가 2마리 있음.", 0.07, "ko"),
                                 ("매주 금요일에 호밀빵을 주문함.", "금요일마다 호밀빵을 시킴.", 0.025, "ko"),
-                                ("Käib trennis kolm korda nädalas.", "Treenib 3x nädalas.", 0.042, "et")])
+                                ("Käib trennis kolm korda nädalas.", "Treenib 3x nädalas.", 0.042, "et"),
+                                ("Runs a small café in Whitby.", "Owner of a little café in Whitby.", 0.037, "en"),
+                                ("ОСАГО заканчивается в ноябре.", "Полис ОСАГО истекает в ноябре.", 0.018, "ru"),
+                                ("Tiene el seguro del coche con Mapfre.", "Su coche está asegurado en Mapfre.", 0.035,
+                                 "es"),
+                                ("Kannab Acuvue Oasyse kahenädalasi läätsi.",
+                                 "Kasutab kahenädalasi Acuvue Oasyse kontaktläätsi.", 0.06, "et")])
     # The judge reads the words as written, as it was fitted: its signals do not change.
     assert merge_model.signals("Boiler fitted in 2016.", "Boiler installed in 2016.", 0.03, "en", BANDS)[1] == 0.5
     # Two things of one kind are never synonyms: a contrast stays two.

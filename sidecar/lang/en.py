@@ -200,6 +200,7 @@ LANGUAGE = Language(
     synonyms=groups("""
         child children kid
         installed fitted
+        small little
         relocate move
         mobile cellphone
         phone telephone

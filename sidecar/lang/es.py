@@ -232,7 +232,7 @@ LANGUAGE = Language(
         sueldo salario
         mudanza muda
         americana chaqueta
-        póliza seguro
+        póliza seguro asegurado
         día diario
         renovación renueva renovar
         matemáticas mates

@@ -291,6 +291,7 @@ LANGUAGE = Language(
         makse maksab maksma
         hoiul hoiab hoida
         suhtlus suhelda suhtleb
+        kontaktlääts lääts
     """),
     numbered_things=words("""
         nr hammas$ hamba$ tuba$ toa$ tellimus$ tellimuse$ laud$ laua$ kapp$ kapi$ korter$ korteri$ boks$ boksi$
