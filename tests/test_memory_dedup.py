@@ -156,6 +156,22 @@ def test_how_often_is_a_value_not_a_thing():
     assert slots("Уборка каждую пятницу, еженедельно.", "ru").value_words == {"еженедельн"}
 
 
+def test_a_changed_way_of_reaching_the_customer_replaces_the_old_one():
+    # Neither fact says anything but how to reach the customer: they share no word.
+    assert_decides("updates", [
+        ("Предпочитает связь по телефону.", "Теперь просит писать в Telegram, а не звонить.", 0.117, "ru"),
+        ("Prefers to be contacted by email.", "Now prefers WhatsApp.", 0.117, "en"),
+        ("Eelistab, et talle helistataks.", "Eelistab nüüd SMS-i.", 0.119, "et"),
+        ("Prefiere que le contacten por teléfono.", "Ahora prefiere que le escriban por correo electrónico.", 0.088,
+         "es"),
+    ])
+    # A fact saying what the channel is for, or where, is another fact: "Correos" is the post office.
+    assert_decides("new", [("Pays by card over the phone.", "Now prefers WhatsApp.", 0.1, "en"),
+                           ("Saadab dokumendid e-postiga.", "Eelistab nüüd SMS-i.", 0.1, "et"),
+                           ("Trabaja en Correos.", "Ahora prefiere que le escriban por WhatsApp.", 0.1, "es"),
+                           ("Su teléfono es el 622 410 987.", "Ahora prefiere que le avisen por SMS.", 0.1, "es")])
+
+
 def test_a_korean_address_changed_replaces_the_old_one():
     # Two or more parts of an address in a row ("해운대구 우동": district, neighbourhood) name
     # a place, as a capitalised name does elsewhere; "우동" alone is udon.

@@ -227,6 +227,13 @@ class Language:
     cues. A correction that says the customer moved is about the memory of where they
     live though the two share no word and lie apart ("kolisin Mustamäele" / "Elab
     Lasnamäel."): sidecar.memory.values.value_kinds names both "residence"."""
+    channel_words: tuple[str, ...]
+    """Words and stems naming a way the customer is reached or reaching them (an e-mail, a
+    text, a call, WhatsApp; "contacted", "связь"), found at the start of a word like the
+    change cues, and taken whole. Two facts that say nothing else speak of how to reach
+    the customer, so a fact saying that changed replaces the stored one though they share
+    no word ("Предпочитает связь по телефону." / "Теперь просит писать только на почту.";
+    sidecar.memory.dedup.speaks_of)."""
 
     # --- memory: dedup --------------------------------------------------------------
     new_words: tuple[str, ...]

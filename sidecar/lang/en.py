@@ -182,6 +182,7 @@ LANGUAGE = Language(
     ),
     # Whole words where the stem begins other words ("Liverpool", "Newcastle", "newborn").
     residence_words=words("lives$ live$ living$ lived$ moved move moving relocat based resid"),
+    channel_words=words("email e-mail mail$ mails$ text$ texts$ texted texting message$ messages$ sms whatsapp telegram viber phone call$ calls called calling ring$ contact$ contacted contacting reach$ reached"),
     new_words=words("new$"),
     relatives=words("""
         daughter son$ sons wife husband partner mother mum mom$ father dad sister brother child$

@@ -158,6 +158,7 @@ LANGUAGE = Language(
         vive vivo vivimos viven vivía vivi mudé mudó mudamos mudad mudaron mudanza mudo traslad reside
         domicilio$ domicilios$
     """),
+    channel_words=words("correo$ electrónico$ email e-mail mail$ sms mensaje whatsapp telegram llamada llamar llamarle llamen llamemos teléfono telefónic contacten contactemos contactar contacto$ avisen avisemos avisar escriban escribamos escribir"),
     # Not "domiciliación" (a direct debit) nor "nueve" (nine).
     new_words=words("nuevo nueva"),
     relatives=words("""

@@ -217,6 +217,7 @@ LANGUAGE = Language(
         "tõusis", "langes", "kallines", "odavnes", "pikendati",
     ),
     residence_words=words("elab elan elame elavad elas elasin elasime kolis kolin kolime kolima elukoh"),
+    channel_words=words("e-post e-kiri meili sms tekstisõnum sõnum whatsapp telegram viber helista kõne telefon suhtlus suhtle suhel ühendust kirjuta"),
     # Whole words: "uue" also begins "uueneb" (renews).
     new_words=words("uus$ uue$ uut$ uued$ uute$ uusi$"),
     relatives=words("""

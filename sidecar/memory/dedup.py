@@ -140,6 +140,7 @@ class _Lists(NamedTuple):
     contrasts: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]  # the two sides of each contrast
     verbal_nouns: _VerbalNouns
     synonyms: Mapping[str, str]  # a synonym's stem -> its group's first word's
+    channel: re.Pattern[str] | None  # a word naming a way the customer is reached, whole
 
 
 # The number itself: not one of a range or a date written in digits ("toa 12.–14. juuliks").
@@ -164,7 +165,7 @@ def _lists(lang: str) -> _Lists:
     own = languages.find(lang)
     if own is None:
         return _Lists(frozenset(), (), None, (), None, None, None, None, None, None, (),
-                      _VerbalNouns((), (), frozenset()), {})
+                      _VerbalNouns((), (), frozenset()), {}, None)
     change = languages.word_starts(own.change_cues)
     # Label words with an ending of up to three letters ("llamado", "names"), not by their first
     # letters alone: "perearst" (family doctor) begins like "perekonnanimi" (surname).
@@ -180,7 +181,8 @@ def _lists(lang: str) -> _Lists:
                   languages.word_starts(own.contact_owners), _numbered(own.numbered_things),
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts),
                   nouns,
-                  _synonyms(own.synonyms, lang, nouns))
+                  _synonyms(own.synonyms, lang, nouns),
+                  re.compile(languages.word_starts(own.channel_words).pattern + r"[\w-]*", re.IGNORECASE))
 
 
 def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNouns) -> dict[str, str]:
@@ -625,6 +627,20 @@ def _said(new: str, old: str, lang: str) -> tuple[tuple[str, ...], tuple[str, ..
     return said.words, things.words
 
 
+def _reach_alone(old: str, new: str, lang: str) -> bool:
+    """Whether both facts say only how the customer is reached, and state no contact: with
+    the words of a channel and of a change left out, neither names a thing ("Предпочитает
+    связь по телефону." / "Теперь просит писать только на почту."). A fact naming what the
+    channel is for ("Sends documents by e-mail.", "Pays by card over the phone.", "Likes a
+    text when the car is ready.") or stating a contact is another fact."""
+    lists = _lists(lang)
+    if lists.channel is None or not (lists.channel.search(new) and lists.channel.search(old)):
+        return False
+    texts = [lists.channel.sub(" ", lists.change.sub(" ", t) if lists.change else t) for t in (new, old)]
+    a, b = pair(texts[0], texts[1], lang)
+    return not (a.words or b.words or a.contacts or b.contacts)
+
+
 def _names_a_third(old: str, new: str, lang: str) -> bool:
     """Whether the new fact names a third or more of the old one's things (a stored fact
     with no thing words, "Su correo es …", is named by none)."""
@@ -640,6 +656,8 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
     "Боится бормашины, просит седацию."), and replacing that would delete a true fact."""
     said, things = _said(new, old, lang)
     kinds = value_kinds(new, lang) & value_kinds(old, lang)
+    if _reach_alone(old, new, lang):
+        return True
     if said and things:
         return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME)
     # A fact of framing and values alone ("Now prefers Wednesdays.") speaks of one stating
