@@ -466,6 +466,7 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("ОСАГО заканчивается в ноябре.", "Полис ОСАГО истекает в ноябре.", 0.018, "ru"),
                                 ("Tiene el seguro del coche con Mapfre.", "Su coche está asegurado en Mapfre.", 0.035,
                                  "es"),
+                                ("Maksab tavaliselt sularahas.", "Eelistab tasuda sularahaga.", 0.073, "et"),
                                 ("Kannab Acuvue Oasyse kahenädalasi läätsi.",
                                  "Kasutab kahenädalasi Acuvue Oasyse kontaktläätsi.", 0.06, "et")])
     # The judge reads the words as written, as it was fitted: its signals do not change.

@@ -235,7 +235,6 @@ LANGUAGE = Language(
         mobiil mobiiltelefon
         kolimine ümberkolimine
         paigaldama installima
-        maksmine tasumine
         arst doktor
         hambaarst stomatoloog
         loomaarst veterinaar
@@ -289,7 +288,7 @@ LANGUAGE = Language(
         kodutöö koduülesanne
         koristus koristamine
         varem varasemalt
-        makse maksab maksma
+        makse maksab maksma maksmine tasumine
         hoiul hoiab hoida
         suhtlus suhelda suhtleb
         kontaktlääts lääts
