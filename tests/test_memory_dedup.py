@@ -264,7 +264,8 @@ def test_from_now_on_a_value_grown_or_a_thing_replaced_says_a_change():
             ("Expecting about 80 wedding guests.", "Guest list has grown to around 120.", 0.116, "en"),
             ("Принимает эналаприл 10 мг.", "Врач заменил эналаприл на лозартан 50 мг.", 0.078, "ru"),
             ("차량은 흰색 아반떼임.", "아반떼를 처분하고 투싼을 새로 뽑았다.", 0.089, "ko"),
-            ("Paga con tarjeta.", "A partir de enero paga por transferencia.", 0.080, "es")])
+            ("Paga con tarjeta.", "A partir de enero paga por transferencia.", 0.080, "es"),
+            ("Repair quote was £120.", "Revised repair quote is £165.", 0.063, "en")])
 
 
 def test_a_change_replaces_only_a_fact_it_speaks_of():

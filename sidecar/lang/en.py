@@ -176,6 +176,7 @@ LANGUAGE = Language(
         "died", "paid off", "cancelled", "canceled", "finished", "sorted", "cleared up", "no need",
         "no more", "replaced", "retired", "closed", "moved out", "lost", "ended", "fixed",
         "recovered", "healed", "cured", "upgraded", "downgraded", "postponed", "rescheduled", "pushed back",
+        "revised", "updated",
         "brought forward", "is down to", "is up to", "went up", "gone up", "went down", "gone down", "latest",
         # With "to": "raised" alone is also money raised or children raised, "extended" a family.
         "raised to", "lowered to", "increased to", "decreased to", "reduced to", "extended to", "extended until",
