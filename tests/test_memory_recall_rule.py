@@ -150,6 +150,9 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("так что никакого осветления больше, только стрижка", "ru"),
                           ("신행지 바꾸려구요! 거긴 너무 비싸서요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # A pet put to sleep, a thing given up for good.
+    for message in ["sadly we had to let Tigger go last week", "shaved the beard off for good lol"]:
+        assert reads_as_correction(message, "en"), message
     # A job left, a trip over.
     for message, lang in [("Из Техноспектра я ушёл, так что платить буду сам", "ru"),
                           ("저 페루랑 칠레 잘 다녀왔어요!!", "ko"), ("we got back from Lisbon on Sunday", "en"),

@@ -123,6 +123,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A pet put to sleep, a thing given up for good: "we had to let Tigger go", "shaved the beard off for good".
+        "had to let", "let him go", "let her go", "for good",
         # A trip or a stay over: "we got back from Lisbon", "just back from Peru".
         "got back from", "just back from", "we're back from", "came back from",
         "forget", "forget that", "forget what", "delete", "delete that", "remove", "erase",
