@@ -673,6 +673,9 @@ def test_one_value_changed_in_the_same_words_replaces_the_old_one_beyond_the_val
         ("Event date is 21 September.", "Event date is 28 September.", 0.075, "en"),
         # a date, its day and its month both changed
         ("Company year-end is 30 June.", "Company year-end is 31 March.", 0.071, "en"),
+        # the new fact says less: the stored one's words, but one
+        ("Su gato Simba pesa 4 kilos.", "Simba pesa 6 kilos.", 0.061, "es"),
+        ("Driving test is booked for May 20.", "Driving test is on June 9.", 0.097, "en"),
     ])
     assert_decides("new", [
         # value words apart: weekday lessons beside weekend ones
@@ -681,4 +684,7 @@ def test_one_value_changed_in_the_same_words_replaces_the_old_one_beyond_the_val
         ("어머니 생신은 5월 12일.", "시어머니 생신은 5월 20일.", 0.075, "ko"),
         # two values apart on each side: two bookings
         ("Бронь с 5 по 15 июля.", "Бронь с 20 по 25 декабря.", 0.061, "ru"),
+        # a word more in the new fact says which: the boiler at the dacha, the parents' plot
+        ("Бойлер на 80 литров.", "На даче бойлер на 50 литров.", 0.063, "ru"),
+        ("Участок 10 соток.", "У родителей участок 6 соток.", 0.109, "ru"),
     ])

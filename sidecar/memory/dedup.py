@@ -666,15 +666,18 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
 
 
 def one_value_changed(a: Slots, b: Slots) -> bool:
-    """Whether the two facts name the same things in the same words, say the same value
-    words, and each states one value the other lacks, of one kind: a count, a level, a
-    code or a date changed ("Employs 6 people." / "Employs 9 people.", "Door code is
-    4821." / "… 7390.", "Company year-end is 31 March." / "… 30 June."), however far apart the embedder puts the two numbers. Words matched only by
-    the looser tolerance (Korean "어머니", mother, inside "시어머니", mother-in-law) or value
-    words apart ("평일 수업" / "주말 수업", weekday / weekend lessons) leave the pair to the
-    distance."""
+    """Whether the two facts name the same things in the same words, or the new one all
+    but one of the stored one's ("Su gato Simba pesa 4 kilos." / "Simba pesa 6 kilos."; a
+    word more in the new one may say which thing it is: "На даче бойлер …"), say the same
+    value words, and each states one value the other lacks, of one kind: a count, a level,
+    a code or a date changed ("Employs 6 people." / "Employs 9 people.", "Door code is
+    4821." / "… 7390.", "Company year-end is 31 March." / "… 30 June."), however far apart
+    the embedder puts the two numbers. Words matched only by the looser tolerance (Korean
+    "어머니", mother, inside "시어머니", mother-in-law) or value words apart ("평일 수업" /
+    "주말 수업", weekday / weekend lessons) leave the pair to the distance."""
     only_a, only_b = a.values - b.values, b.values - a.values
-    if set(a.words) != set(b.words) or a.value_words != b.value_words:
+    if not (set(a.words) == set(b.words) or (contained(a, b) and not _more(a.every, b.every))) \
+            or a.value_words != b.value_words:
         return False
     kind = _one_value(only_a)
     return kind is not None and kind == _one_value(only_b)
