@@ -648,6 +648,7 @@ def test_a_noun_whose_stem_changes_as_it_inflects_is_one_thing_word():
                      ("Kaste on vaja 35.", "Vajab 20 kasti."), ("Särgid triigitakse.", "Särki triigitakse.")):
         assert overlap(*pair(new, old, "et")) == 1.0, new
     assert overlap(*pair("Ботинки жёсткостью 110.", "Ботинок жёсткостью 90.", "ru")) == 1.0
+    assert overlap(*pair("Уровень испанского — B1.", "Испанский на уровне A2.", "ru")) == 1.0
 
 
 def test_a_changed_value_the_rule_reads_is_written_even_where_the_stored_fact_says_more():
