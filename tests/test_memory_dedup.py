@@ -468,6 +468,10 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("Tiene el seguro del coche con Mapfre.", "Su coche está asegurado en Mapfre.", 0.035,
                                  "es"),
                                 ("Maksab tavaliselt sularahas.", "Eelistab tasuda sularahaga.", 0.073, "et"),
+                                ("Cat Tilly is on a prescription kidney diet.",
+                                 "Tilly (cat) eats renal food on prescription.", 0.045, "en"),
+                                ("Tiene un piano que hay que trasladar.", "Hay que mover también un piano.", 0.045, "es"),
+                                ("Крыша из металлочерепицы.", "Кровля покрыта металлочерепицей.", 0.072, "ru"),
                                 ("Kannab Acuvue Oasyse kahenädalasi läätsi.",
                                  "Kasutab kahenädalasi Acuvue Oasyse kontaktläätsi.", 0.06, "et")])
     # The judge reads the words as written, as it was fitted: its signals do not change.

@@ -205,6 +205,7 @@ LANGUAGE = Language(
         child children kid
         installed fitted
         small little
+        diet food
         relocate move
         mobile cellphone
         phone telephone

@@ -232,6 +232,7 @@ LANGUAGE = Language(
         retraso demora
         sueldo salario
         mudanza muda
+        trasladar mover
         americana chaqueta
         póliza seguro asegurado
         día diario
