@@ -154,6 +154,11 @@ def test_how_often_is_a_value_not_a_thing():
                                 ("Paga las clases por trimestre.", "Paga las clases mensualmente.", 0.025, "es")])
     assert_decides("updates", [("Tellib iga kuu 2 kg veisehakkliha.", "Tellib igakuiselt 3 kg veisehakkliha.", 0.06, "et")])
     assert slots("Уборка каждую пятницу, еженедельно.", "ru").value_words == {"еженедельн"}
+    # English "weekly" is read whole: Snowball's "week" is a thing ("every three weeks").
+    assert_decides("restates", [("Wants the flat cleaned every other Thursday.",
+                                 "Fortnightly clean of the flat, on Thursdays.", 0.055, "en"),
+                                ("Cleaner comes every Wednesday.", "Has a weekly clean on Wednesdays.", 0.054, "en")])
+    assert "week" in slots("Gets her nails done every three weeks.", "en").words
 
 
 def test_a_changed_way_of_reaching_the_customer_replaces_the_old_one():

@@ -293,7 +293,8 @@ class Language:
     words that only begin alike do not ("marido" / "marzo")."""
     keep_whole: tuple[str, ...]
     """Words the stemmer folds together although they name different people
-    ("hija"/"hijo" -> "hij"): compared unstemmed."""
+    ("hija"/"hijo" -> "hij"), or folds into a word that names a thing ("weekly" ->
+    "week"): compared unstemmed."""
 
     # --- price check: amounts of money in a reply ------------------------------------
     currency_words: Mapping[str, str]

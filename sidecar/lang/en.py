@@ -279,9 +279,10 @@ LANGUAGE = Language(
         january february march april may june july august september october november december
         monday tuesday wednesday thursday friday saturday sunday weekday weekend morning afternoon evening
         email e-mail mail phone telephone call calls sms text whatsapp
+        daily weekly fortnightly monthly quarterly yearly annually
     """),
-    # Snowball keeps "son" and "daughter" apart: nothing to compare unstemmed.
-    keep_whole=(),
+    # How often, whole: Snowball reads "weekly" as "week", which is a thing ("every three weeks").
+    keep_whole=words("daily weekly fortnightly monthly quarterly yearly annually"),
     currency_words=frozen({**dict.fromkeys(words("euro euros eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollars"), "USD"),
                            **dict.fromkeys(words("rubles roubles"), "RUB")}),
