@@ -26,7 +26,7 @@ INTENTIONALLY_EMPTY = {
                               "day_of", "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters",
                               "keep_whole"},
     "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"compound_kind", "compound_suffixes", "month_prefixes",
-                                                              "weekday_prefixes", "fold_accents", "keep_whole"},
+                                                              "weekday_prefixes", "fold_accents"},
     # and month names are written in lower case
     "et": _SNOWBALL_ONLY | _NAMED_MONTHS | {"month_names_capitalised", "number_connectors",
                                             "day_of", "weekdays", "fold_accents", "keep_whole"},
