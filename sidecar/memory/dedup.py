@@ -649,15 +649,16 @@ def _names_a_third(old: str, new: str, lang: str) -> bool:
 
 
 def speaks_of(old: str, new: str, lang: str) -> bool:
-    """Whether a fact saying it changed speaks of the stored one at all: a thing word in
-    common, or a value of a kind a customer has one of at a time, or, when either names no
-    thing, a kind of value in common. Its nearest stored fact
-    is often another thing ("Продал Фокус, теперь ездит на Kia Rio." lies 0.118 from
-    "Боится бормашины, просит седацию."), and replacing that would delete a true fact."""
-    said, things = _said(new, old, lang)
-    kinds = value_kinds(new, lang) & value_kinds(old, lang)
+    """Whether a fact saying it changed speaks of the stored one at all: both say only how
+    the customer is reached, or a thing word in common, or a value of a kind a customer has
+    one of at a time, or, when either names no thing, a kind of value in common. Its
+    nearest stored fact is often another thing ("Продал Фокус, теперь ездит на Kia Rio."
+    lies 0.118 from "Боится бормашины, просит седацию."), and replacing that would delete a
+    true fact."""
     if _reach_alone(old, new, lang):
         return True
+    said, things = _said(new, old, lang)
+    kinds = value_kinds(new, lang) & value_kinds(old, lang)
     if said and things:
         return share(said, things) > 0 or bool(kinds & _ONE_AT_A_TIME)
     # A fact of framing and values alone ("Now prefers Wednesdays.") speaks of one stating

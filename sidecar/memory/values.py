@@ -482,10 +482,11 @@ def place_words(fact: str, lang: str) -> list[str]:
     end = 0
     for m in HANGUL.finditer(fact):
         stem = ko_candidates(m.group())[-1]
-        if len(stem) < 2 or not stem.endswith(own.place_endings) or (run and fact[end:m.start()].strip(" ,")):
+        part = len(stem) >= 2 and stem.endswith(own.place_endings)
+        if not part or (run and fact[end:m.start()].strip(" ,")):  # the run ends here
             out.extend(run if len(run) >= 2 else ())
             run = []
-        if len(stem) >= 2 and stem.endswith(own.place_endings):
+        if part:
             run.append(stem)
         end = m.end()
     out.extend(run if len(run) >= 2 else ())
