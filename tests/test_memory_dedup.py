@@ -467,6 +467,8 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                 ("У пса аллергия на курицу.", "Собаке нельзя курятину — аллергия.", 0.07, "ru"),
                                 ("고양이 두 마리를 키움.", "반려묘가 2마리 있음.", 0.07, "ko"),
                                 ("매주 금요일에 호밀빵을 주문함.", "금요일마다 호밀빵을 시킴.", 0.025, "ko"),
+                                # "씩" (each) is a particle: "열 개씩", ten apiece
+                                ("매주 금요일 크루아상 10개 주문함.", "금요일마다 크루아상을 열 개씩 주문함.", 0.03, "ko"),
                                 ("Käib trennis kolm korda nädalas.", "Treenib 3x nädalas.", 0.042, "et"),
                                 ("Runs a small café in Whitby.", "Owner of a little café in Whitby.", 0.037, "en"),
                                 ("ОСАГО заканчивается в ноябре.", "Полис ОСАГО истекает в ноябре.", 0.018, "ru"),
