@@ -182,7 +182,9 @@ def _lists(lang: str) -> _Lists:
                   tuple((languages.word_starts((x,)), languages.word_starts((y,))) for x, y in own.contrasts),
                   nouns,
                   _synonyms(own.synonyms, lang, nouns),
-                  re.compile(languages.word_starts(own.channel_words).pattern + r"[\w-]*", re.IGNORECASE))
+                  # Taken whole ("звон" blanks "звонить"); with no words the pattern would blank every word.
+                  re.compile(languages.word_starts(own.channel_words).pattern + r"[\w-]*", re.IGNORECASE)
+                  if own.channel_words else None)
 
 
 def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNouns) -> dict[str, str]:

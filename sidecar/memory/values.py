@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from .. import lang as languages
 from .. import money
-from .words import HANGUL, WORD, ko_candidates
+from .words import HANGUL, WORD, ko_candidates, ko_stem
 
 # --------------------------------------------------------------------------- number words
 
@@ -481,7 +481,7 @@ def place_words(fact: str, lang: str) -> list[str]:
     run: list[str] = []
     end = 0
     for m in HANGUL.finditer(fact):
-        stem = ko_candidates(m.group())[-1]
+        stem = ko_stem(m.group())
         part = len(stem) >= 2 and stem.endswith(own.place_endings)
         if not part or (run and fact[end:m.start()].strip(" ,")):  # the run ends here
             out.extend(run if len(run) >= 2 else ())
