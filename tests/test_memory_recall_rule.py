@@ -158,6 +158,11 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("저 페루랑 칠레 잘 다녀왔어요!!", "ko"), ("we got back from Lisbon on Sunday", "en"),
                           ("ya volvimos de Perú, todo genial", "es"), ("tulime tagasi Peruust eile", "et")]:
         assert reads_as_correction(message, lang), message
+    # A couple parted, someone come to live with the customer.
+    for message, lang in [("Anna and I split up a while back so you can scrap the valentine's reminder", "en"),
+                          ("mi madre se ha venido a vivir con nosotros a Gijón", "es"),
+                          ("Anna ja mina läksime lahku", "et"), ("여자친구랑 헤어졌어요", "ko")]:
+        assert reads_as_correction(message, lang), message
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

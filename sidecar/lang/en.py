@@ -123,6 +123,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A couple parted: "Anna and I split up, so scrap the valentine's reminder".
+        "split up", "broke up", "broken up", "divorced", "scrap the",
         # A pet put to sleep, a thing given up for good: "we had to let Tigger go", "shaved the beard off for good".
         "had to let", "let him go", "let her go", "for good",
         # A trip or a stay over: "we got back from Lisbon", "just back from Peru".

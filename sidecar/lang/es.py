@@ -100,6 +100,9 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A couple parted, someone come to live with the customer: "nos separamos", "mi madre se ha
+        # venido a vivir con nosotros".
+        "nos separamos", "nos divorciamos", "rompimos", "venido a vivir", "vino a vivir", "vinieron a vivir",
         # A trip over: "ya volvimos de Perú".
         "volvimos de", "volví de", "he vuelto de", "hemos vuelto de",
         # A class or a habit given up: "ha decidido dejar el inglés".

@@ -173,6 +173,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A couple parted: "Anna ja mina läksime lahku".
+        "läksime lahku", "läksin lahku", "lahku läinud", "lahutasime", "lahutasin",
         # A trip over: "tulime Peruust tagasi".
         "tulime tagasi", "tulin tagasi", "jõudsime tagasi", "jõudsin tagasi",
         # The old one thrown away: "vana visake minema".

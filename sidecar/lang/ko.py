@@ -142,6 +142,8 @@ LANGUAGE = Language(
     negates_word_after=_NEGATING_WORDS,
     negated_endings=("지",),  # "하지 않아요": the verb before 않 is what is denied
     correction_cues=(
+        # A couple parted: "여자친구랑 헤어졌어요".
+        "헤어졌", "이혼했",
         # A trip over: "페루랑 칠레 잘 다녀왔어요".
         "다녀왔",
         # A plan about to change: "신행지 바꾸려구요".
