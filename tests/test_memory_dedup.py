@@ -232,6 +232,9 @@ def test_a_changed_value_said_with_one_word_more_replaces_the_old_one():
     assert decide("New phone number: 07700 900456.", "Phone number is 07700 900123.", 0.087, "en",
                   BANDS) == "updates"
     assert decide("Доставка только после 14:00.", "Доставка только до 12:00.", 0.035, "ru", BANDS) == "updates"
+    # The month it renews, said with the other verb of one group ("uuenema" / "uuendama").
+    assert decide("Autokindlustuse uuendamise kuu on september.", "Autokindlustus uueneb mais.", 0.062, "et",
+                  BANDS) == "updates"
     # Two e-mails of two kinds: each has a word the other lacks.
     assert decide("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", 0.063,
                   "es", BANDS) == "new"

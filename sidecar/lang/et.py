@@ -236,6 +236,7 @@ LANGUAGE = Language(
     synonyms=groups("""
         mobiil mobiiltelefon
         kolimine ümberkolimine
+        uuenema uuendama
         paigaldama installima
         arst doktor
         hambaarst stomatoloog
