@@ -170,6 +170,13 @@ def test_a_changed_way_of_reaching_the_customer_replaces_the_old_one():
         ("Prefiere que le contacten por teléfono.", "Ahora prefiere que le escriban por correo electrónico.", 0.088,
          "es"),
     ])
+    # A customer is reached one way at a time: said again, or changed, without a word saying so.
+    assert_decides("updates", [
+        ("Предпочитает общаться по электронной почте.", "Просит писать ей в Telegram.", 0.1, "ru"),
+        ("Prefiere que le escriban por correo electrónico.", "Prefiere que le llamen por teléfono.", 0.069, "es"),
+        ("Prefers to be contacted by text message.", "Would rather get texts than phone calls.", 0.075, "en"),
+        ("연락은 카카오톡으로 받기 원함.", "카톡 연락 선호.", 0.052, "ko"),
+    ])
     # A fact saying what the channel is for, or where, is another fact: "Correos" is the post office.
     assert_decides("new", [("Pays by card over the phone.", "Now prefers WhatsApp.", 0.1, "en"),
                            ("Saadab dokumendid e-postiga.", "Eelistab nüüd SMS-i.", 0.1, "et"),

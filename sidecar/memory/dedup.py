@@ -735,6 +735,8 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
         return "updates"  # "Контактный телефон: …" / "Номер для связи: …"
     if a.changes and speaks_of(old, new, lang):
         return "updates"
+    if _reach_alone(old, new, lang):
+        return "updates"  # one way at a time, changed without a word saying so: "… по почте." / "… в Telegram."
     if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)):
         return "updates"
