@@ -153,11 +153,13 @@ HISTORY = (
           "choices after fresh41 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=15),
     Split("fresh43", "a fresh43 split written the same way after fresh41 was scored and held back unread while the "
           "choices after fresh42 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=19),
+    Split("fresh44", "a fresh44 split written the same way after fresh43 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=21),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK: tuple[str, ...] = ("fresh44",)
+HELD_BACK: tuple[str, ...] = ()
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
