@@ -497,6 +497,18 @@ def test_synonyms_of_the_language_name_the_same_thing():
     assert decide("Son's bike is a Trek.", "Daughter's bicycle is a Trek.", 0.03, "en", BANDS) == "new"
 
 
+def test_taking_a_medicine_and_its_dose_name_no_thing_of_their_own():
+    # "Takes" and "dose" frame the medicine as "has" does: the medicine and the amount say which.
+    assert_decides("restates", [("Takes 50 mg of sertraline daily.", "Daily sertraline dose is 50 mg.", 0.018, "en"),
+                                ("Võtab igal hommikul Euthyroxi.", "Euthyrox on tal hommikune ravim.", 0.051, "et")])
+    assert_decides("updates", [("Takes 20 mg atorvastatin daily.", "Atorvastatin dose is 40 mg a day.", 0.049, "en"),
+                               ("Принимает Эутирокс 50 мкг.", "Дозировка Эутирокса — 75 мкг.", 0.071, "ru"),
+                               ("El perro toma Apoquel de 16 mg.", "La dosis de Apoquel del perro es de 5,4 mg.", 0.048,
+                                "es")])
+    # Another medicine at the same dose stays another.
+    assert decide("Takes 50 mg of zinc daily.", "Takes 50 mg of sertraline daily.", 0.05, "en", BANDS) == "new"
+
+
 def test_a_verb_that_also_names_a_routine_or_an_event_is_no_change():
     # "перенёс операцию" is "underwent surgery", "엔진오일을 교체함" an oil change every six months.
     assert decide("Бублик перенёс операцию на позвоночнике.", "Есть такса Бублик.", 0.119, "ru", BANDS) == "new"

@@ -33,6 +33,7 @@ LANGUAGE = Language(
     compound_kind="",
     compound_suffixes=(),
     framing=words("""
+        take takes taking took dose doses dosage
         customer customers client clients user users visitor person they them their theirs
         available availability
         he him his she her hers themselves himself herself

@@ -36,6 +36,7 @@ LANGUAGE = Language(
     compound_kind="",
     compound_suffixes=(),
     framing=words("""
+        toma tomar tomando dosis
         cliente clienta clientes usuario usuaria usuarios visitante persona él ella ellos ellas
         su sus le les lo se suyo suya
         acudir acude acuden

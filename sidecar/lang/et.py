@@ -66,6 +66,7 @@ LANGUAGE = Language(
     compound_kind="finnic",  # "ratta|hooldus": a genitive modifier and a head, one word
     compound_suffixes=words("dus tus mine mise lik"),
     framing=words("""
+        võtab võtma võtta annus annuse annust
         klient kliendi klienti kliendil kliendile kliendid klientide klientideks kasutaja külastaja ostja
         tema temal temale ta tal talle nad neil nende
         käia käib käivad
