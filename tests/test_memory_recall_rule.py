@@ -163,6 +163,9 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("mi madre se ha venido a vivir con nosotros a Gijón", "es"),
                           ("Anna ja mina läksime lahku", "et"), ("여자친구랑 헤어졌어요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # Who pays changed.
+    assert reads_as_correction("my company has cut the training budget so I'll be covering next term out of my own "
+                               "pocket", "en")
     # "No more" said with a noun: "больше никакого окрашивания", "no más tinte".
     for message, lang in [("я решила отращивать свой цвет, так что больше никакого окрашивания", "ru"),
                           ("no más tinte, solo corte porfa", "es")]:

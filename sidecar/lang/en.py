@@ -124,6 +124,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # Who pays changed: "my company has cut the training budget, so I'll be paying out of my own pocket".
+        "own pocket", "has cut", "have cut", "'ve cut",
         # A couple parted: "Anna and I split up, so scrap the valentine's reminder".
         "split up", "broke up", "broken up", "divorced", "scrap the",
         # A pet put to sleep, a thing given up for good: "we had to let Tigger go", "shaved the beard off for good".
