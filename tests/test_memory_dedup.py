@@ -489,6 +489,8 @@ def test_synonyms_of_the_language_name_the_same_thing():
                                  "Tilly (cat) eats renal food on prescription.", 0.045, "en"),
                                 ("Tiene un piano que hay que trasladar.", "Hay que mover también un piano.", 0.045, "es"),
                                 ("Крыша из металлочерепицы.", "Кровля покрыта металлочерепицей.", 0.072, "ru"),
+                                ("Toma levotiroxina de 50 microgramos cada mañana.",
+                                 "Se toma 50 mcg de levotiroxina todas las mañanas.", 0.022, "es"),
                                 ("Kannab Acuvue Oasyse kahenädalasi läätsi.",
                                  "Kasutab kahenädalasi Acuvue Oasyse kontaktläätsi.", 0.06, "et")])
     # The judge reads the words as written, as it was fitted: its signals do not change.

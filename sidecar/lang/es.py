@@ -177,6 +177,7 @@ LANGUAGE = Language(
         sobrino/sobrina tío/tía
     """),
     synonyms=groups("""
+        microgramo mcg
         niño crío
         coche auto automóvil
         móvil celular

@@ -235,6 +235,7 @@ LANGUAGE = Language(
         ema$/isa$ emal/isal emaga/isaga emani/isani emaks/isaks
     """),
     synonyms=groups("""
+        mikrogramm mcg
         mobiil mobiiltelefon
         kolimine ümberkolimine
         uuenema uuendama
