@@ -207,6 +207,7 @@ LANGUAGE = Language(
         grandmother/grandfather grandma/grandpa grandson/granddaughter niece/nephew aunt/uncle
     """),
     synonyms=groups("""
+        nails manicure
         microgram mcg
         child children kid
         installed fitted

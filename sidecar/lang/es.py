@@ -177,6 +177,7 @@ LANGUAGE = Language(
         sobrino/sobrina tío/tía
     """),
     synonyms=groups("""
+        cuidar ocupar
         microgramo mcg
         niño crío
         coche auto automóvil

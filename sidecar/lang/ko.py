@@ -198,6 +198,7 @@ LANGUAGE = Language(
         앞$/뒤$ 위$/아래$
     """),
     synonyms=groups("""
+        초급 기초
         아이 애 자녀 자식
         아내 와이프 집사람
         어머니 엄마 모친
