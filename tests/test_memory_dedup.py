@@ -84,6 +84,12 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
     assert decide("Lives in Pärnu.", "Lives in Tartu.", 0.080, "en", BANDS) == "updates"
     assert decide("La cuidadora habitual es Yesenia.", "La cuidadora habitual es Milagros.", 0.065, "es",
                   BANDS) == "updates"
+    # Another street and another number of one address: the address changed.
+    assert_decides("updates", [
+        ("Адрес доставки: ул. Пушкина, 14, кв. 37, Казань.", "Адрес доставки: ул. Баумана, 3, кв. 12, Казань.", 0.047,
+         "ru"),
+        ("Home address is 22 Elm Grove, Bristol.", "Home address is 4 Kingsdown Parade, Bristol.", 0.11, "en"),
+        ("Kohaletoimetamise aadress on Rüütli 5, Pärnu.", "Kohaletoimetamise aadress on Aia 10, Pärnu.", 0.055, "et")])
     # Two dogs: "called" says the name is the dog itself.
     assert decide("Has a cockapoo called Mabel.", "Has a cockapoo called Biscuit.", 0.111, "en", BANDS) == "new"
     assert decide("Tiene otra yegua llamada Luna.", "Tiene una yegua llamada Canela.", 0.09, "es", BANDS) == "new"

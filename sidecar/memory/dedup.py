@@ -141,6 +141,7 @@ class _Lists(NamedTuple):
     verbal_nouns: _VerbalNouns
     synonyms: Mapping[str, str]  # a synonym's stem -> its group's first word's
     channel: re.Pattern[str] | None  # a word naming a way the customer is reached, whole
+    address: re.Pattern[str] | None  # a word for a postal address: "address", "адрес", "주소"
 
 
 # The number itself: not one of a range or a date written in digits ("toa 12.–14. juuliks").
@@ -165,7 +166,7 @@ def _lists(lang: str) -> _Lists:
     own = languages.find(lang)
     if own is None:
         return _Lists(frozenset(), (), None, (), None, None, None, None, None, None, (),
-                      _VerbalNouns((), (), frozenset()), {}, None)
+                      _VerbalNouns((), (), frozenset()), {}, None, None)
     change = languages.word_starts(own.change_cues)
     # Label words with an ending of up to three letters ("llamado", "names"), not by their first
     # letters alone: "perearst" (family doctor) begins like "perekonnanimi" (surname).
@@ -184,7 +185,8 @@ def _lists(lang: str) -> _Lists:
                   _synonyms(own.synonyms, lang, nouns),
                   # Taken whole ("звон" blanks "звонить"); with no words the pattern would blank every word.
                   re.compile(languages.word_starts(own.channel_words).pattern + r"[\w-]*", re.IGNORECASE)
-                  if own.channel_words else None)
+                  if own.channel_words else None,
+                  languages.word_starts(own.address_words) if own.address_words else None)
 
 
 def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNouns) -> dict[str, str]:
@@ -738,9 +740,18 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     if _reach_alone(old, new, lang):
         return "updates"  # one way at a time, changed without a word saying so: "… по почте." / "… в Telegram."
     if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
-            a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)):
+            a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)
+            or _both_addresses(new, old, lang)):
         return "updates"
     return "new"
+
+
+def _both_addresses(new: str, old: str, lang: str) -> bool:
+    """Whether both facts say "address": another street and another number are one address
+    changed ("Адрес доставки: ул. Пушкина, 14, кв. 37" / "… ул. Баумана, 3, кв. 12"), as a
+    move is."""
+    address = _lists(lang).address
+    return bool(address and address.search(new) and address.search(old))
 
 
 def keeps_stored(new: str, old: str, distance: float, lang: str, bands: Bands) -> bool:
