@@ -90,6 +90,11 @@ def test_a_name_that_changed_replaces_a_name_that_is_the_thing_does_not():
          "ru"),
         ("Home address is 22 Elm Grove, Bristol.", "Home address is 4 Kingsdown Parade, Bristol.", 0.11, "en"),
         ("Kohaletoimetamise aadress on Rüütli 5, Pärnu.", "Kohaletoimetamise aadress on Aia 10, Pärnu.", 0.055, "et")])
+    # A thing named anew: "new" says which, not another thing.
+    assert_decides("updates", [
+        ("Printer on HP LaserJet.", "Uus printer on Brother.", 0.1, "et"),
+        ("Los recibos se le cargan en su cuenta del BBVA.",
+         "Quiere que los recibos se le carguen en su nueva cuenta de CaixaBank.", 0.066, "es")])
     # Two dogs: "called" says the name is the dog itself.
     assert decide("Has a cockapoo called Mabel.", "Has a cockapoo called Biscuit.", 0.111, "en", BANDS) == "new"
     assert decide("Tiene otra yegua llamada Luna.", "Tiene una yegua llamada Canela.", 0.09, "es", BANDS) == "new"

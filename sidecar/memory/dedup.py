@@ -739,11 +739,20 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
         return "updates"
     if _reach_alone(old, new, lang):
         return "updates"  # one way at a time, changed without a word saying so: "… по почте." / "… в Telegram."
-    if a.names and b.names and not (a.naming or b.naming) and _same(a.rest, b.rest) and (
+    if a.names and b.names and not (a.naming or b.naming) \
+            and _same(_not_new(a.rest, new, lang), _not_new(b.rest, old, lang)) and (
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)
             or _both_addresses(new, old, lang)):
         return "updates"
     return "new"
+
+
+def _not_new(words: tuple[str, ...], text: str, lang: str) -> tuple[str, ...]:
+    """`words` without the word calling the thing new ("su nueva cuenta de CaixaBank", "Uus
+    printer on Brother."): a thing named anew, not another thing."""
+    new = _lists(lang).new
+    said = {w for m in new.finditer(text) for w in _words(_fold(m.group()), lang)} if new else set()
+    return tuple(w for w in words if w not in said)
 
 
 def _both_addresses(new: str, old: str, lang: str) -> bool:
