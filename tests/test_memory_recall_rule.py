@@ -163,6 +163,10 @@ def test_a_birth_or_a_thing_disposed_of_reads_as_a_correction():
                           ("mi madre se ha venido a vivir con nosotros a Gijón", "es"),
                           ("Anna ja mina läksime lahku", "et"), ("여자친구랑 헤어졌어요", "ko")]:
         assert reads_as_correction(message, lang), message
+    # A habit given up.
+    for message, lang in [("Väike uudis — olen juba kolm kuud suitsuvaba 🎉", "et"),
+                          ("been smoke-free since January, so what can help with cravings?", "en")]:
+        assert reads_as_correction(message, lang), message
     # Who pays changed.
     assert reads_as_correction("my company has cut the training budget so I'll be covering next term out of my own "
                                "pocket", "en")

@@ -124,6 +124,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # A habit given up: "I've been smoke-free for three months".
+        "smoke-free", "smoke free",
         # Who pays changed: "my company has cut the training budget, so I'll be paying out of my own pocket".
         "own pocket", "has cut", "have cut", "'ve cut",
         # A couple parted: "Anna and I split up, so scrap the valentine's reminder".

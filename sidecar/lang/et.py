@@ -174,6 +174,8 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
+        # Suitsetamine maha jäetud: "olen juba kolm kuud suitsuvaba".
+        "suitsuvaba", "suitsetamisest loobunud", "suitsetamise maha",
         # A couple parted: "Anna ja mina läksime lahku".
         "läksime lahku", "läksin lahku", "lahku läinud", "lahutasime", "lahutasin",
         # A trip over: "tulime Peruust tagasi".
