@@ -515,6 +515,13 @@ def test_synonyms_of_the_language_name_the_same_thing():
     assert decide("Son's bike is a Trek.", "Daughter's bicycle is a Trek.", 0.03, "en", BANDS) == "new"
 
 
+def test_holding_a_pass_or_a_status_is_having_it():
+    assert decide("Holds a ten-class pass for yoga.", "Has a 10-class pass at the yoga studio.", 0.027, "en",
+                  BANDS) == "restates"
+    assert decide("Holds Gold status in the hotel loyalty scheme.", "Has Silver status in the hotel loyalty scheme.",
+                  0.041, "en", BANDS) == "updates"
+
+
 def test_taking_a_medicine_and_its_dose_name_no_thing_of_their_own():
     # "Takes" and "dose" frame the medicine as "has" does: the medicine and the amount say which.
     assert_decides("restates", [("Takes 50 mg of sertraline daily.", "Daily sertraline dose is 50 mg.", 0.018, "en"),

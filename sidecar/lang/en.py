@@ -40,6 +40,7 @@ LANGUAGE = Language(
         want wants wanted wanting wish wishes would needs need needed requires require
         prefer prefers preferred preference rather ask asks asked asking request requests requested
         has have had having own owns owned owner run runs running operate operates operating
+        hold holds holding
         manage manages managing work works working use uses used using
         like likes liked love loves enjoy enjoys interested interest interests
         plan plans planned planning intend intends intending going looking look looks seeks seek
