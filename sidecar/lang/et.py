@@ -174,7 +174,7 @@ LANGUAGE = Language(
     negates_word_after=(),
     negated_endings=(),
     correction_cues=(
-        # Suitsetamine maha jäetud: "olen juba kolm kuud suitsuvaba".
+        # A habit given up: "olen juba kolm kuud suitsuvaba" (three months smoke-free now).
         "suitsuvaba", "suitsetamisest loobunud", "suitsetamise maha",
         # A couple parted: "Anna ja mina läksime lahku".
         "läksime lahku", "läksin lahku", "lahku läinud", "lahutasime", "lahutasin",
