@@ -20,7 +20,7 @@ PARAPHRASES = [("Likes to come in in the mornings.", "Prefers morning appointmen
                 "ru"),
                ("Talle sobib kõige paremini meili teel suhelda.", "Eelistab suhtlust e-posti teel.", "et"),
                ("Los pedidos le llegan cada lunes.", "Recibe los pedidos los lunes.", "es"),
-               ("연락은 카톡이 편하다고 함.", "카카오톡으로 연락받는 것을 선호함.", "ko")]
+               ("치과 치료를 무서워함.", "치과에 가는 걸 많이 두려워함.", "ko")]
 LOOK_ALIKES = [("Has a storage unit, No. 87.", "Has a storage unit, No. 214.", "en"),
                ("Ковры чистят весной.", "Окна моют весной.", "ru"),
                ("Correo del trabajo: lgomez@ceramicasur.es.", "Correo personal: lucia.gomez@gmail.com.", "es"),
