@@ -107,6 +107,11 @@ class Language:
     framing: tuple[str, ...]
     """Words that say how a fact is phrased, not what it is about (customer, wants,
     has, prefers, runs): exempt from the grounding content check, ignored by dedup."""
+    light_words: tuple[str, ...]
+    """Words that frame a thing without naming one of their own ("takes" and "dose" of a
+    medicine, "holds" a pass): ignored by dedup, as framing is ("Takes 50 mg of sertraline
+    daily." / "Daily sertraline dose is 50 mg."), but checked by grounding, where "cash we
+    don't take" denies taking cash."""
     function_words: tuple[str, ...]
     """Function and negation words the stopwords leave out, also exempt from the
     grounding content check (a negation has its own rule); dedup counts none of them

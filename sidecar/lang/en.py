@@ -33,14 +33,12 @@ LANGUAGE = Language(
     compound_kind="",
     compound_suffixes=(),
     framing=words("""
-        take takes taking took dose doses dosage
         customer customers client clients user users visitor person they them their theirs
         available availability
         he him his she her hers themselves himself herself
         want wants wanted wanting wish wishes would needs need needed requires require
         prefer prefers preferred preference rather ask asks asked asking request requests requested
         has have had having own owns owned owner run runs running operate operates operating
-        hold holds holding
         manage manages managing work works working use uses used using
         like likes liked love loves enjoy enjoys interested interest interests
         plan plans planned planning intend intends intending going looking look looks seeks seek
@@ -51,6 +49,7 @@ LANGUAGE = Language(
         around approximately roughly together
         profession occupation regularly
     """),
+    light_words=words("take takes taking took dose doses dosage hold holds holding"),
     function_words=words("""
         its per via than then who which whom also only just one ones don doesn didn isn aren wasn
         weren won can couldn wouldn shouldn haven hasn hadn over both each every because since so

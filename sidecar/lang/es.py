@@ -36,7 +36,6 @@ LANGUAGE = Language(
     compound_kind="",
     compound_suffixes=(),
     framing=words("""
-        toma tomar tomando dosis
         cliente clienta clientes usuario usuaria usuarios visitante persona él ella ellos ellas
         su sus le les lo se suyo suya
         acudir acude acuden
@@ -51,6 +50,7 @@ LANGUAGE = Language(
         principalmente generalmente sobre todo aproximadamente alrededor junto juntos
         suele suelen soler solía profesión oficio
     """),
+    light_words=words("toma tomar tomando dosis"),
     function_words=words("""
         que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada
         desde ya porque pues así sólo solamente únicamente nunca ningún ninguno ninguna nada sin tampoco

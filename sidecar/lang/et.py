@@ -66,7 +66,6 @@ LANGUAGE = Language(
     compound_kind="finnic",  # "ratta|hooldus": a genitive modifier and a head, one word
     compound_suffixes=words("dus tus mine mise lik"),
     framing=words("""
-        võtab võtma võtta annus annuse annust
         klient kliendi klienti kliendil kliendile kliendid klientide klientideks kasutaja külastaja ostja
         tema temal temale ta tal talle nad neil nende
         käia käib käivad
@@ -78,6 +77,7 @@ LANGUAGE = Language(
         praegu tavaliselt samuti peamiselt enamasti umbes ligikaudu koos
         elukutse elukutselt amet ametilt ametis pere peres perekond perekonnas
     """),
+    light_words=words("võtab võtma võtta annus annuse annust"),
     function_words=words("""
         oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik iga sest
         kuna et siis pole polnud mitte ilma ega ära ärge ärgu

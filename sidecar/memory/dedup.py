@@ -277,15 +277,16 @@ def _labels(lang: str) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def _no_things(lang: str) -> frozenset[str]:
-    """The words that name no thing: framing words, and function words but for those that
-    negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
+    """The words that name no thing: framing and light words, and function words but for
+    those that negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
     share with it; "не" in "Не ест мясо." tells it from "Ест мясо."). A language without a
     module has none: its every word then counts as a thing, and facts merge less, never more."""
     own = languages.find(lang)
     if own is None:
         return frozenset()
     plain = [w for w in own.function_words if not own.negation.search(f" {w} ")]
-    return frozenset(w for phrase in own.framing + tuple(plain) for w in _words(_fold(phrase), lang))
+    phrases = own.framing + own.light_words + tuple(plain)
+    return frozenset(w for phrase in phrases for w in _words(_fold(phrase), lang))
 
 
 def _thing_words(folded: str, lang: str, names: frozenset[str] = frozenset()) -> list[str]:
