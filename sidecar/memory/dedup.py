@@ -278,9 +278,10 @@ def _labels(lang: str) -> frozenset[str]:
 @lru_cache(maxsize=64)
 def _no_things(lang: str) -> frozenset[str]:
     """The words that name no thing: framing and light words, and function words but for
-    those that negate ("только" in "Пьёт только безлактозный протеин." is no thing a change could
-    share with it; "не" in "Не ест мясо." tells it from "Ест мясо."). A language without a
-    module has none: its every word then counts as a thing, and facts merge less, never more."""
+    those that negate ("только" in "Пьёт только безлактозный протеин." is no thing a
+    change could share with it; "не" in "Не ест мясо." tells it from "Ест мясо."). A
+    language without a module has none: its every word then counts as a thing, and facts
+    merge less, never more."""
     own = languages.find(lang)
     if own is None:
         return frozenset()
@@ -660,8 +661,11 @@ def speaks_of(old: str, new: str, lang: str) -> bool:
     nearest stored fact is often another thing ("Продал Фокус, теперь ездит на Kia Rio."
     lies 0.118 from "Боится бормашины, просит седацию."), and replacing that would delete a
     true fact."""
-    if _reach_alone(old, new, lang):
-        return True
+    return _reach_alone(old, new, lang) or _shares_a_thing(old, new, lang)
+
+
+def _shares_a_thing(old: str, new: str, lang: str) -> bool:
+    """speaks_of but for the facts of how the customer is reached."""
     said, things = _said(new, old, lang)
     kinds = value_kinds(new, lang) & value_kinds(old, lang)
     if said and things:
@@ -736,10 +740,10 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
             return "updates"
     if one_contact(a, b):
         return "updates"  # "Контактный телефон: …" / "Номер для связи: …"
-    if a.changes and speaks_of(old, new, lang):
-        return "updates"
     if _reach_alone(old, new, lang):
-        return "updates"  # one way at a time, changed without a word saying so: "… по почте." / "… в Telegram."
+        return "updates"  # one way at a time, changed with or without a word saying so: "… по почте." / "… в Telegram."
+    if a.changes and _shares_a_thing(old, new, lang):
+        return "updates"  # speaks_of, its reach part asked just above
     if a.names and b.names and not (a.naming or b.naming) \
             and _same(_not_new(a.rest, new, lang), _not_new(b.rest, old, lang)) and (
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)
