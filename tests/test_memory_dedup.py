@@ -428,7 +428,8 @@ def test_a_word_for_a_relative_is_not_the_start_of_another_word():
             ("Pays for childcare by card.", "en", False), ("The child's seat is blue.", "en", True),
             ("Хочет брать материалы на дом.", "ru", False), ("Брату нужен костюм.", "ru", True),
             ("Носит мужской размер 48.", "ru", False), ("У мужа диабет.", "ru", True),
-            ("Матери 70 лет.", "ru", True)):
+            ("Матери 70 лет.", "ru", True), ("딸기 케이크를 주문한다.", "ko", False),
+            ("딸이 피아노를 배운다.", "ko", True), ("딸에게 꽃을 보낸다.", "ko", True), ("딸 생일은 5월.", "ko", True)):
         assert slots(fact, lang).relative is relative, fact
     # Nor is a side of a contrast: "hot" is no "hotel", "top" no "topping", "elder" no "elderflower".
     for fact, side in (("Books the hotel by phone.", False), ("Likes hot chocolate.", True),

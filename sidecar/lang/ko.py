@@ -189,8 +189,9 @@ LANGUAGE = Language(
     residence_words=words("거주 이사 살고 살아 살며 삽니다 사는 살았 이주 삶$"),
     channel_words=words("이메일 메일 전화 통화 문자 카톡 카카오톡 텔레그램 왓츠앱 연락"),
     new_words=("새 ", "새로운", "새번호"),
+    # "딸" (daughter) as a word with its particles only: it begins "딸기" (strawberry).
     relatives=words("""
-        딸 아들 남편 아내 와이프 부인 엄마 어머니 아빠 아버지 언니 누나 오빠 동생 아기 자녀 손자 손녀 할머니 할아버지 조카 시어머니 장모
+        딸$ 딸이 딸은 딸을 딸의 딸에게 딸한테 딸과 딸도 딸만 딸이랑 딸하고 딸들 딸아이 딸내미 딸래미 딸네 아들 남편 아내 와이프 부인 엄마 어머니 아빠 아버지 언니 누나 오빠 동생 아기 자녀 손자 손녀 할머니 할아버지 조카 시어머니 장모
         부모 모친 부친 따님 아드님 자식 조모 조부 집사람
     """),
     # One word for each line ("휴대폰", not also "핸드폰").
