@@ -159,11 +159,13 @@ HISTORY = (
           "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=22),
     Split("fresh46", "a fresh46 split written the same way after fresh44 was scored and held back unread while the "
           "choices after fresh45 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=21),
+    Split("fresh47", "a fresh47 split written the same way after fresh46 was scored and held back unread while the "
+          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=20),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK: tuple[str, ...] = ("fresh47", "fresh48")
+HELD_BACK: tuple[str, ...] = ("fresh48",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
