@@ -29,6 +29,17 @@ class Split:
     repeat_kind: str = "dedup pairs"
 
 
+def _held_back(name: str, after: str, repeats: int, choices_after: str | None = None,
+               judge_blind: bool = True) -> Split:
+    """The story most later splits share: written after `after` was scored, then held back
+    unread while the choices after `choices_after` (by default `after` itself) was scored
+    were made, and scored blind once."""
+    choices = "it" if choices_after in (None, after) else f"{choices_after} was scored"
+    return Split(name, f"a {name} split written the same way after {after} was scored and held back unread "
+                 f"while the choices after {choices} were made ({{counts}}), scored blind once",
+                 judge_blind=judge_blind, repeats=repeats)
+
+
 HISTORY = (
     Split("tune", "a tune split of 20 items per language and type"),
     Split("heldout", "a held-out split written before any tuning, whose figures have been read at each release "
@@ -117,17 +128,12 @@ HISTORY = (
           repeats=8),
     Split("fresh30", "a fresh30 split written the same way with fresh29 and held back unread while the choices "
           "after it were made ({counts}), scored blind once", repeats=7),
-    Split("fresh31", "a fresh31 split written the same way after fresh29 was scored and held back unread while "
-          "the choices after fresh30 was scored were made ({counts}), scored blind once",
-          repeats=12),
-    Split("fresh32", "a fresh32 split written the same way after fresh30 was scored and held back unread while "
-          "the choices after it were made ({counts}), scored blind once",
-          repeats=9),
+    _held_back("fresh31", "fresh29", choices_after="fresh30", repeats=12, judge_blind=False),
+    _held_back("fresh32", "fresh30", repeats=9, judge_blind=False),
     Split("fresh33", "a fresh33 split written the same way after fresh31 was scored and held back unread while the "
           "choices after fresh32 was scored were made and the judge was fitted on every split before it "
           "({counts}), scored blind once", judge_blind=True, repeats=9),
-    Split("fresh34", "a fresh34 split written the same way after fresh33 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=5),
+    _held_back("fresh34", "fresh33", repeats=5),
     Split("fresh35", "a fresh35 split written the same way with fresh34 and held back unread while the choices "
           "after fresh34 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=5),
     Split("judge5", "a judge5 split of dedup pairs written the same way after fresh35 was scored, to fit the judge "
@@ -136,31 +142,21 @@ HISTORY = (
     Split("judge6", "a judge6 split of dedup pairs written the same way with it ({counts}), over twenty-five "
           "other kinds of business, a third of its paraphrases sharing no content word, and kept out of the "
           "judge's fit the same way", judge_blind=True, repeats=10),
-    Split("fresh36", "a fresh36 split written the same way after fresh34 was scored and held back unread while the "
-          "choices after fresh35 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=7),
-    Split("fresh37", "a fresh37 split written the same way after fresh36 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=12),
+    _held_back("fresh36", "fresh34", choices_after="fresh35", repeats=7),
+    _held_back("fresh37", "fresh36", repeats=12),
     Split("fresh38", "a fresh38 split written the same way after fresh37 was scored and held back unread while the "
           "choices after it were made ({counts}), scored blind once, whose misses two later choices looked at "
           "(English correction cues; a changed value the rule reads is written in place)", judge_blind=True, repeats=17),
-    Split("fresh39", "a fresh39 split written the same way after fresh38 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=2),
+    _held_back("fresh39", "fresh38", repeats=2),
     Split("fresh40", "a fresh40 split written the same way with fresh39 and held back unread while the choices "
           "after fresh39 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=6),
-    Split("fresh41", "a fresh41 split written the same way after fresh39 was scored and held back unread while the "
-          "choices after fresh40 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=14),
-    Split("fresh42", "a fresh42 split written the same way after fresh40 was scored and held back unread while the "
-          "choices after fresh41 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=15),
-    Split("fresh43", "a fresh43 split written the same way after fresh41 was scored and held back unread while the "
-          "choices after fresh42 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=19),
-    Split("fresh44", "a fresh44 split written the same way after fresh43 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=21),
-    Split("fresh45", "a fresh45 split written the same way after fresh44 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=22),
-    Split("fresh46", "a fresh46 split written the same way after fresh44 was scored and held back unread while the "
-          "choices after fresh45 was scored were made ({counts}), scored blind once", judge_blind=True, repeats=21),
-    Split("fresh47", "a fresh47 split written the same way after fresh46 was scored and held back unread while the "
-          "choices after it were made ({counts}), scored blind once", judge_blind=True, repeats=20),
+    _held_back("fresh41", "fresh39", choices_after="fresh40", repeats=14),
+    _held_back("fresh42", "fresh40", choices_after="fresh41", repeats=15),
+    _held_back("fresh43", "fresh41", choices_after="fresh42", repeats=19),
+    _held_back("fresh44", "fresh43", repeats=21),
+    _held_back("fresh45", "fresh44", repeats=22),
+    _held_back("fresh46", "fresh44", choices_after="fresh45", repeats=21),
+    _held_back("fresh47", "fresh46", repeats=20),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
