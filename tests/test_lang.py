@@ -19,21 +19,25 @@ _SNOWBALL_ONLY = {"question_words", "question_particles", "question_fillers", "q
 _NO_VERBAL_NOUNS = {"verbal_noun_endings", "verbal_noun_links", "verbal_noun_lookalikes"}
 # A month is a name, not a number with a suffix, and a year is written in full.
 _NAMED_MONTHS = {"month_after_number", "short_year"}
+# "Every" stands before a period ("every six weeks"), never after it.
+_EVERY_BEFORE = {"every_after"}
+# A period takes a case or a particle where others put a word ("kord nädalas", "일주일에 두 번").
+_NO_PER_WORDS = {"per_words"}
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
                               "number_connectors", "month_names_capitalised", "month_prefixes", "day_ordinals",
                               "day_of", "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters",
-                              "keep_whole", "light_words"},
-    "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"compound_kind", "compound_suffixes", "month_prefixes",
+                              "keep_whole", "light_words"} | _NO_PER_WORDS,
+    "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"compound_kind", "compound_suffixes", "month_prefixes",
                                                               "weekday_prefixes", "fold_accents"},
     # and month names are written in lower case
-    "et": _SNOWBALL_ONLY | _NAMED_MONTHS | {"month_names_capitalised", "number_connectors",
+    "et": _SNOWBALL_ONLY | _NAMED_MONTHS | _NO_PER_WORDS | {"month_names_capitalised", "number_connectors",
                                             "day_of", "weekdays", "fold_accents", "keep_whole"},
-    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"month_names_capitalised", "compound_kind",
+    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"month_names_capitalised", "compound_kind",
                                                               "compound_suffixes", "day_of",
                                                               "fold_accents", "keep_whole"},
-    "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | {"month_names_capitalised", "compound_kind",
+    "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"month_names_capitalised", "compound_kind",
                                                               "compound_suffixes", "irregular_forms",
                                                               "month_prefixes", "weekday_prefixes"},
 }
@@ -97,7 +101,8 @@ def test_a_language_cannot_be_changed():
 # The fields read only through word_starts, which alone understands the whole-word mark, or
 # as whole words through lang.as_written, which drops it.
 READ_AS_WORD_STARTS = {"change_cues", "correction_cues", "relatives", "animals", "contrasts", "new_words",
-                       "residence_words", "channel_words", "contact_owners", "contact_labels", "numbered_things"}
+                       "residence_words", "channel_words", "contact_owners", "contact_labels", "numbered_things",
+                       "every_words", "every_after", "per_words"}
 
 
 @pytest.mark.parametrize("language", LANGS, ids=_ids(LANGS))

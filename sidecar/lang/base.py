@@ -45,6 +45,11 @@ def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
+# Lengths of the periods a frequency is said in, in days (period_units, period_words).
+WEEK = 7.0
+YEAR = 365.25
+MONTH = YEAR / 12
+
 WHOLE = "$"  # after a list item: the item stands as a whole word, not as a stem
 
 
@@ -300,6 +305,31 @@ class Language:
     """Words the stemmer folds together although they name different people
     ("hija"/"hijo" -> "hij"), or folds into a word that names a thing ("weekly" ->
     "week"): compared unstemmed."""
+
+    # --- memory: how often (sidecar.memory.frequency) --------------------------------
+    period_units: Mapping[str, float]
+    """Words and stems naming a stretch of time, and its length in days ("week": 7,
+    "недел": 7, "fortnight": 14, "полгода": YEAR / 2): a frequency only with a word of
+    every_words or every_after, or a count of times ("every six weeks", "раз в неделю",
+    "kaks korda kuus"); alone, a duration ("for six weeks"). Matched at the start of a
+    word, or whole (`WHOLE`)."""
+    period_words: Mapping[str, float]
+    """Words that alone say how often, and the period in days ("weekly": 7, "ежегодн":
+    YEAR, "quincenal": 14, "매주": 7), matched at the start of a word, or whole."""
+    every_words: tuple[str, ...]
+    """Words saying "every" before a period, a number and up to two per_words between
+    ("every", "каждые", "cada", "todos los", "iga"), matched at the start of a word, or whole."""
+    every_after: tuple[str, ...]
+    """Words saying "every" after a period ("iga kuue nädala tagant"); one starting with
+    "-" is the end of the period's own word, in a language that writes it on (Korean
+    "2주마다")."""
+    times_words: Mapping[str, int]
+    """Words counting times, and the count they say alone ("once": 1, "twice": 2,
+    "times": 1, "раза": 1, "veces": 1, "korda": 1, "번": 1); a number before one counts
+    ("three times", "два раза")."""
+    per_words: tuple[str, ...]
+    """Words between a count of times, or an amount, and its period ("twice a week", "50 mg
+    a day"; "per", "в", "al", "por", "la"), matched at the start of a word, or whole."""
 
     # --- price check: amounts of money in a reply ------------------------------------
     currency_words: Mapping[str, str]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Language, frozen, groups, sides, words
+from .base import MONTH, WEEK, YEAR, Language, frozen, groups, sides, words
 
 _MONTHS = words("january february march april may june july august september october november december")
 _WEEKDAYS = words("monday tuesday wednesday thursday friday saturday sunday")
@@ -292,6 +292,13 @@ LANGUAGE = Language(
     """),
     # How often, whole: Snowball reads "weekly" as "week", which is a thing ("every three weeks").
     keep_whole=words("daily weekly fortnightly monthly quarterly yearly annually"),
+    period_units=frozen({"day": 1, "week": WEEK, "fortnight": 14, "month": MONTH, "year": YEAR}),
+    period_words=frozen({"daily": 1, "weekly": WEEK, "fortnightly": 14, "monthly": MONTH, "quarterly": YEAR / 4,
+                         "yearly": YEAR, "annual": YEAR}),
+    every_words=words("every$ each$"),
+    every_after=(),  # "every" stands before the period
+    times_words=frozen({"once$": 1, "twice$": 2, "thrice$": 3, "times$": 1, "time$": 1, "x$": 1}),
+    per_words=words("a$ an$ per$"),
     currency_words=frozen({**dict.fromkeys(words("euro euros eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollars"), "USD"),
                            **dict.fromkeys(words("rubles roubles"), "RUB")}),

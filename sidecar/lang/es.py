@@ -1,7 +1,7 @@
 """Spanish."""
 from __future__ import annotations
 
-from .base import Language, frozen, groups, sides, whole_words, words
+from .base import MONTH, WEEK, YEAR, Language, frozen, groups, sides, whole_words, words
 
 # Written without accents: values are looked up with the customer's accents removed
 # (fold_accents), since many leave them out ("dieciseis", "miercoles").
@@ -267,6 +267,15 @@ LANGUAGE = Language(
         hijo hija hijos hijas niño niña niños niñas nieto nieta hermano hermana abuelo abuela tío tía
         esposo esposa
     """),
+    # Folded as the tokens are (fold_accents): "dia", "ano".
+    period_units=frozen({"dia$": 1, "dias$": 1, "semana": WEEK, "quincena": 14, "mes$": MONTH, "meses$": MONTH,
+                         "ano$": YEAR, "anos$": YEAR, "trimestre": YEAR / 4, "semestre": YEAR / 2}),
+    period_words=frozen({"diari": 1, "semanal": WEEK, "quincenal": 14, "mensual": MONTH, "trimestral": YEAR / 4,
+                         "semestral": YEAR / 2, "anual": YEAR}),
+    every_words=words("cada$ todos$ todas$"),
+    every_after=(),  # "every" stands before the period
+    times_words=frozen({"vez$": 1, "veces$": 1, "x$": 1}),
+    per_words=words("al$ a$ la$ el$ los$ las$ por$"),
     currency_words=frozen({**dict.fromkeys(words("euro euros"), "EUR"),
                            **dict.fromkeys(words("dólar dólares dolar dolares"), "USD")}),
     money_scales=frozen({"mil": 1000, "millón": 10**6, "millon": 10**6, "millones": 10**6}),

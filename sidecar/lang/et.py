@@ -1,7 +1,7 @@
 """Estonian."""
 from __future__ import annotations
 
-from .base import Language, frozen, groups, sides, whole_words, words
+from .base import MONTH, WEEK, YEAR, Language, frozen, groups, sides, whole_words, words
 
 # Numerals inflect in 14 cases on the genitive stem: "kolm" / "kolme" + "-ks", "-ga" …
 _CASE = "|t|d|l|le|lt|s|st|sse|ks|ni|na|ta|ga|de"
@@ -317,6 +317,15 @@ LANGUAGE = Language(
     """),
     # Snowball keeps "tütar" and "poeg" apart: nothing to compare unstemmed.
     keep_whole=(),
+    # "kuus" is also six: before a period it is the count ("kuus nädalat"), frequency reads so.
+    period_units=frozen({"päev": 1, "ööpäev": 1, "nädal": WEEK,
+                         **dict.fromkeys(words("kuu$ kuus$ kuud$ kuul$ kuuks$ kuust$"), MONTH),
+                         "aasta": YEAR, "poolaasta": YEAR / 2, "kvartal": YEAR / 4}),
+    period_words=frozen({"igapäev": 1, "iganädal": WEEK, "igakuu": MONTH, "igaaast": YEAR}),
+    every_words=words("iga$ igal$ igas$ igat$"),
+    every_after=words("tagant$ järel$"),
+    times_words=frozen({"kord$": 1, "korda$": 1, "korra$": 1, "x$": 1}),
+    per_words=(),  # the period takes a case instead ("kord nädalas", once a week)
     currency_words=frozen({**dict.fromkeys(words("euro eurot eurost euroni euroga eurole eurolt eurosse eurodes "
                                                  "eurode eurosid eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollarit dollari dollarist dollarini"), "USD")}),

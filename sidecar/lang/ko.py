@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Language, frozen, groups, sides, words
+from .base import MONTH, WEEK, YEAR, Language, frozen, groups, sides, words
 
 # Standalone negating adverbs ("배달을 안 해요") and negating verb parts, found inside
 # words ("않아요", "없어요", "아니라").
@@ -280,6 +280,17 @@ LANGUAGE = Language(
     keep_whole=(),
     # Written right after the number or its scale ("12,000원", "4만 원"), particles and
     # the copula glued on ("원입니다", "원부터").
+    # Whole, with the particles a period takes: "일" (day) and "주" (week) start other words.
+    period_units=frozen({**dict.fromkeys(words("하루$ 하루에$ 일$ 일에$"), 1),
+                         **dict.fromkeys(words("주$ 주에$ 주일에$ 일주일$ 일주일에$"), WEEK),
+                         **dict.fromkeys(words("달$ 달에$ 개월$ 개월에$"), MONTH), "분기$": YEAR / 4,
+                         **dict.fromkeys(words("년$ 년에$ 해$ 해에$"), YEAR)}),
+    period_words=frozen({"매일": 1, "매주": WEEK, "격주": 14, "매달": MONTH, "매월": MONTH, "격월": 2 * MONTH,
+                         "매년": YEAR, "매해": YEAR}),
+    every_words=words("매$"),
+    every_after=words("-마다 마다$"),
+    times_words=frozen({"번$": 1, "번씩$": 1, "회$": 1, "회씩$": 1, "차례$": 1}),
+    per_words=(),  # the period takes a particle instead ("일주일에 두 번")
     currency_words=frozen({"원": "KRW", "달러": "USD", "유로": "EUR", "루블": "RUB"}),
     # Scales follow the digits and combine: "3만5천원" = 35 000, "1억 2천만 원" = 120 000 000.
     money_scales=frozen({"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}),

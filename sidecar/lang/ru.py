@@ -1,7 +1,7 @@
 """Russian."""
 from __future__ import annotations
 
-from .base import Language, frozen, groups, sides, whole_words, words
+from .base import MONTH, WEEK, YEAR, Language, frozen, groups, sides, whole_words, words
 
 # Numerals inflect: every case form is listed with its value ("четырьмя" -> 4).
 _NUMBER_FORMS = {
@@ -292,6 +292,15 @@ LANGUAGE = Language(
     """),
     # Snowball keeps "сын" and "дочь" apart: nothing to compare unstemmed.
     keep_whole=(),
+    period_units=frozen({**dict.fromkeys(words("день$ дня$ дней$ дни$ сутки$ суток$"), 1), "недел": WEEK,
+                         "месяц": MONTH, **dict.fromkeys(words("год$ года$ году$ лет$"), YEAR),
+                         "полгода$": YEAR / 2, "полугода$": YEAR / 2, "квартал": YEAR / 4}),
+    period_words=frozen({"ежедневн": 1, "еженедельн": WEEK, "ежемесячн": MONTH, "ежеквартальн": YEAR / 4,
+                         "ежегодн": YEAR}),
+    every_words=words("кажд"),
+    every_after=(),  # "every" stands before the period
+    times_words=frozen({"раз$": 1, "раза$": 1, "дважды$": 2, "трижды$": 3, "x$": 1, "х$": 1}),
+    per_words=words("в$ во$ за$"),
     currency_words=frozen({"евро": "EUR",
                            **dict.fromkeys(words("руб руб. рубль рубля рублей рублям рублями рублях р."), "RUB"),
                            **dict.fromkeys(words("доллар доллара долларов долларах долл."), "USD")}),

@@ -15,7 +15,8 @@ natural set lie within 0.13, but so do different things that look alike (from
   ref and may name one an entry `updates` (extract.py accepts it for a shown memory
   of the same kind within its distance bound); without it, code alone decides:
 - value slots: the values a fact states (values.py: numbers, dates, e-mails, phones,
-  URLs; and the language's value words: months, weekdays, channels) are taken out;
+  URLs; how often, as one value however it is said: frequency.py; and the language's
+  value words: months, weekdays, channels) are taken out;
   the rest are its thing words, stemmed, without framing words or function words other
   than negations ("only", "только", "each"), and, in a fact that states a phone or an
   e-mail, without the language's words for one ("teléfono", "móvil");
@@ -104,6 +105,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
+from . import frequency
 from ..searchtext import content_terms
 from .values import Values, atom_kind, blank_spans, capitalised_names, place_words, titled_names, value_kinds
 from .words import (ENDING_MAX, HANGUL, SHARED_SHARE, common_prefix, ko_stem, label_words, memory_terms, stems_match,
@@ -360,8 +362,10 @@ def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
 def slots(text: str, lang: str) -> Slots:
     lists = _lists(lang)
     folded = _fold(text)
-    found = Values(unicodedata.normalize("NFKC", text), lang, fact=True)
-    values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies
+    often = frequency.read(unicodedata.normalize("NFKC", text), lang)
+    # How often is one value, its words and numbers none of the others ("every six weeks").
+    found = Values(blank_spans(unicodedata.normalize("NFKC", text), list(often.spans)), lang, fact=True)
+    values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies | often.atoms
     values |= {atom for _, alts in found.numbers if alts for atom in _number_slots(alts)}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
     change, new = lists.change, lists.new
@@ -371,7 +375,7 @@ def slots(text: str, lang: str) -> Slots:
     # A name told by its title, where names have no capitals, is a name as written: stemmed,
     # "민지" would lose its last syllable as an ending.
     titled = tuple(_fold(name) for name in titled_names(text, lang) + place_words(text, lang))
-    capitalised = capitalised_names(unicodedata.normalize("NFKC", text), found.spans)
+    capitalised = capitalised_names(unicodedata.normalize("NFKC", text), found.spans + list(often.spans))
     names = capitalised + list(titled)
     # A name is a thing however its stem reads ("Marta" is no "martes"), and so is one opening
     # the fact before a word for a relative; but a name that is a value as written
@@ -382,7 +386,7 @@ def slots(text: str, lang: str) -> Slots:
     named = frozenset(stem for name in _fold(" ".join(thing_names)).split() if name not in _labels(lang)
                       for stem in _words(name, lang))
     name_words = (_long(_thing_words(folded_names, lang, named), lang) if capitalised else ()) + titled
-    things, value_words = _things_and_values(blank_spans(folded, found.spans), lang, named)
+    things, value_words = _things_and_values(blank_spans(folded, found.spans + list(often.spans)), lang, named)
     every = tuple(things)
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
@@ -436,6 +440,7 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
     With `synonyms`, a word of the language's `synonyms` reads as its group's first in both
     ("installed" / "fitted"); the judge reads the words as written, as it was fitted."""
     a, b = slots(new, lang), slots(old, lang)
+    a, b = _unsaid(a, b), _unsaid(b, a)
     own = languages.find(lang)
     if own is not None and own.compound_kind == "finnic":
         def apart(words: tuple[str, ...], others: tuple[str, ...]) -> tuple[str, ...]:
@@ -446,6 +451,23 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
             return tuple(_same_as(w, lang) for w in words)
         a, b = _reread(a, as_synonyms, b), _reread(b, as_synonyms, a)
     return a, b
+
+
+# A frequency one fact says and the other implies by a date both state: weekly by the
+# weekday ("매주 토요일" / "토요일마다", every Saturday), yearly by the month ("Every year
+# in August" / "Every August").
+_IMPLIED = {frequency.atom(7): "weekday", frequency.atom(365.25): "month"}
+
+
+def _unsaid(a: Slots, b: Slots) -> Slots:
+    """`a` without the frequency it states where `b` states none and implies it."""
+    said = {v for v in a.values if atom_kind(v) == "frequency"}
+    if not said or any(atom_kind(v) == "frequency" for v in b.values):
+        return a
+    shared = {atom_kind(v) for v in a.values & b.values}
+    if all(_IMPLIED.get(v) in shared for v in said):
+        return replace(a, values=a.values - said, date=len(a.values - said) == 1 and bool(shared & {"month", "weekday"}))
+    return a
 
 
 def opposed(new: Slots, old: Slots) -> bool:

@@ -387,11 +387,14 @@ def _kind_words(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 def atom_kind(atom: str) -> str:
-    """The kind of value an atom of `Values` is: "month" ("M5"), "weekday" ("D6"), "year" or "count"."""
+    """The kind of value an atom of `Values` is: "month" ("M5"), "weekday" ("D6"), "year" or "count";
+    or "frequency" ("F14"), of dedup's reading of how often (sidecar.memory.frequency)."""
     if atom[:1] == "M":
         return "month"
     if atom[:1] == "D":
         return "weekday"
+    if atom[:1] == "F":
+        return "frequency"
     if len(atom) == 4 and atom[:2] in ("19", "20"):
         return "year"
     return "count"
