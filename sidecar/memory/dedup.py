@@ -358,24 +358,32 @@ def _number_slots(alts: list[frozenset[str]]) -> frozenset[str]:
     return frozenset({"/".join(sorted(first))})
 
 
+def _is_date(values: Iterable[str]) -> bool:
+    """Whether a fact's one value is a month or a weekday (Slots.date)."""
+    values = list(values)
+    return len(values) == 1 and atom_kind(values[0]) in ("month", "weekday")
+
+
 @lru_cache(maxsize=1024)
 def slots(text: str, lang: str) -> Slots:
     lists = _lists(lang)
     folded = _fold(text)
-    often = frequency.read(unicodedata.normalize("NFKC", text), lang)
+    normal = unicodedata.normalize("NFKC", text)
+    often = frequency.read(normal, lang)
     # How often is one value, its words and numbers none of the others ("every six weeks").
-    found = Values(blank_spans(unicodedata.normalize("NFKC", text), list(often.spans)), lang, fact=True)
+    found = Values(blank_spans(normal, list(often.spans)), lang, fact=True)
+    spans = found.spans + list(often.spans)
     values = set(found.emails) | set(found.urls) | set(found.phones) | found.currencies | often.atoms
     values |= {atom for _, alts in found.numbers if alts for atom in _number_slots(alts)}
     contacts = frozenset(k for k, v in (("email", found.emails), ("phone", found.phones), ("url", found.urls)) if v)
     change, new = lists.change, lists.new
     called_new = bool(contacts and new and new.search(text))  # "New phone number: …"
     changes = bool(change and change.search(text)) or called_new
-    date = len(values) == 1 and atom_kind(next(iter(values))) in ("month", "weekday")
+    date = _is_date(values)
     # A name told by its title, where names have no capitals, is a name as written: stemmed,
     # "민지" would lose its last syllable as an ending.
     titled = tuple(_fold(name) for name in titled_names(text, lang) + place_words(text, lang))
-    capitalised = capitalised_names(unicodedata.normalize("NFKC", text), found.spans + list(often.spans))
+    capitalised = capitalised_names(normal, spans)
     names = capitalised + list(titled)
     # A name is a thing however its stem reads ("Marta" is no "martes"), and so is one opening
     # the fact before a word for a relative; but a name that is a value as written
@@ -386,7 +394,7 @@ def slots(text: str, lang: str) -> Slots:
     named = frozenset(stem for name in _fold(" ".join(thing_names)).split() if name not in _labels(lang)
                       for stem in _words(name, lang))
     name_words = (_long(_thing_words(folded_names, lang, named), lang) if capitalised else ()) + titled
-    things, value_words = _things_and_values(blank_spans(folded, found.spans + list(often.spans)), lang, named)
+    things, value_words = _things_and_values(blank_spans(folded, spans), lang, named)
     every = tuple(things)
     words = _long(every, lang)
     if contacts:  # "Su teléfono es …" / "Su número de móvil es …": the label names no thing
@@ -466,7 +474,7 @@ def _unsaid(a: Slots, b: Slots) -> Slots:
         return a
     shared = {atom_kind(v) for v in a.values & b.values}
     if all(_IMPLIED.get(v) in shared for v in said):
-        return replace(a, values=a.values - said, date=len(a.values - said) == 1 and bool(shared & {"month", "weekday"}))
+        return replace(a, values=a.values - said, date=_is_date(a.values - said))
     return a
 
 
