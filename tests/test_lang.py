@@ -28,7 +28,7 @@ INTENTIONALLY_EMPTY = {
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
                               "number_connectors", "month_names_capitalised", "month_prefixes", "day_ordinals",
                               "day_of", "weekday_prefixes", "fold_accents", "abbreviations", "clause_splitters",
-                              "keep_whole", "light_words"} | _NO_PER_WORDS,
+                              "keep_whole"} | _NO_PER_WORDS,
     "en": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"compound_kind", "compound_suffixes", "month_prefixes",
                                                               "weekday_prefixes", "fold_accents"},
     # and month names are written in lower case

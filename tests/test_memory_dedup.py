@@ -758,3 +758,19 @@ def test_one_value_changed_in_the_same_words_replaces_the_old_one_beyond_the_val
         ("Бойлер на 80 литров.", "На даче бойлер на 50 литров.", 0.063, "ru"),
         ("Участок 10 соток.", "У родителей участок 6 соток.", 0.109, "ru"),
     ])
+
+
+def test_buying_or_ordering_what_the_business_sells_names_no_thing():
+    # A standing order is about what and when, however it is got (the languages' light words).
+    assert_decides("restates", [
+        ("Buys a sourdough loaf every Friday.", "Gets a sourdough each Friday.", 0.027, "en"),
+        ("Торты заказывает только без мастики.", "Берёт торты исключительно без мастики.", 0.019, "ru"),
+        ("Recoge la medicación de su madre.", "Pasa a por los medicamentos de su madre.", 0.032, "es"),
+        ("Tellib igal reedel 20 pirukat.", "Võtab reedeti kakskümmend pirukat.", 0.09, "et"),
+        ("매주 금요일에 식빵 두 개를 픽업함.", "금요일마다 식빵 2개를 찾아간다.", 0.036, "ko"),
+    ])
+    # What is bought still tells two things apart.
+    assert slots("Buys spelt flour.", "en").words == ("flour", "spelt")
+    # Picking up is no purchase: a child picked up, a car picked up and not returned.
+    assert "забира" in slots("Ребёнка забирает бабушка.", "ru").words
+    assert "pick" in slots("Picks up cars at Heathrow Terminal 2.", "en").words

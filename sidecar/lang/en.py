@@ -49,7 +49,14 @@ LANGUAGE = Language(
         around approximately roughly together
         profession occupation regularly
     """),
-    light_words=words("take takes taking took dose doses dosage hold holds holding"),
+    # Taking a medicine, its dose, holding; and buying or getting what the business sells: a
+    # standing order is about what and when ("Buys a sourdough loaf every Friday." / "Gets a
+    # sourdough each Friday."). "Order" stays a thing (also the noun: "Friday order"), and so
+    # do "collect" and "pick up", where picking up is not returning ("Picks up cars at …").
+    light_words=words("""
+        take takes taking took dose doses dosage hold holds holding
+        buy buys bought purchase purchases purchased get gets got
+    """),
     function_words=words("""
         its per via than then who which whom also only just one ones don doesn didn isn aren wasn
         weren won can couldn wouldn shouldn haven hasn hadn over both each every because since so

@@ -50,7 +50,10 @@ LANGUAGE = Language(
         principalmente generalmente sobre todo aproximadamente alrededor junto juntos
         suele suelen soler solía profesión oficio
     """),
-    light_words=words("toma tomar tomando dosis"),
+    # Taking a medicine and its dose; and buying or collecting what the business sells ("Recoge
+    # la medicación …" / "Pasa a por los medicamentos …"). "Encargar" stays a thing: its noun,
+    # "encargo", is a synonym of "pedido".
+    light_words=words("toma tomar tomando dosis compra comprar compró recoge recoger recogió"),
     function_words=words("""
         que del los las una unos unas por para con sus muy más mas sobre todo todos todas cada
         desde ya porque pues así sólo solamente únicamente nunca ningún ninguno ninguna nada sin tampoco

@@ -77,7 +77,9 @@ LANGUAGE = Language(
         praegu tavaliselt samuti peamiselt enamasti umbes ligikaudu koos
         elukutse elukutselt amet ametilt ametis pere peres perekond perekonnas
     """),
-    light_words=words("võtab võtma võtta annus annuse annust"),
+    # Taking a medicine and its dose; and ordering or buying what the business sells ("Tellib
+    # igal reedel 20 pirukat." / "Võtab reedeti kakskümmend pirukat.").
+    light_words=words("võtab võtma võtta annus annuse annust tellib tellima tellis ostab ostma ostis"),
     function_words=words("""
         oma see seda selle need nende kes mis mida mille ning ja ka ju veel ainult väga kõik iga sest
         kuna et siis pole polnud mitte ilma ega ära ärge ärgu

@@ -67,9 +67,9 @@ LANGUAGE = Language(
         직업
     """),
     # Compared with a word once its particles and endings are stripped.
-    # Left empty: taking a medicine is said with "복용", a noun of its own, and no Korean
-    # light word has been measured.
-    light_words=(),
+    # Buying and picking up ("구매", "구입", "픽업") name no thing a customer gets; "주문"
+    # (order) is left a thing, as it is also the noun ("정기 주문", a standing order).
+    light_words=words("구매 구입 픽업"),
     function_words=words("""
         그리고 그런데 하지만 그래서 및 등 것 수 때 좀 정말 아주 매우 너무 혹시 저희 우리 제 저 나 내 너
         안녕하세요 감사합니다 하 되 이 있 없 않 못 안 위해 위한 대한 관련 통해 경우 중 모두 다 또 또는 가능
