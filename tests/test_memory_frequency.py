@@ -31,6 +31,15 @@ from sidecar.memory.frequency import read
     ("ko", "한 달에 한 번 방문.", "F30.4", "한 달에 한 번"),
     ("ko", "주 2회 수업.", "F3.5", "주 2회"),
     ("ko", "해마다 11월이면 스노타이어로 갈아 끼움.", "F365.2", "해마다"),
+    # A half, before the period or after it, and the periods people round to: a month and a
+    # half is six weeks, four weeks a month.
+    ("ru", "Раз в полтора месяца подстригает концы.", "F42", "Раз в полтора месяца"),
+    ("es", "Se hace el tinte cada mes y medio.", "F42", "cada mes y medio"),
+    ("et", "Tellib korstnapühkija iga poole aasta tagant.", "F182.6", "iga poole aasta tagant"),
+    ("et", "Juuksurisse tuleb umbes iga poolteist kuud.", "F42", "iga poolteist kuud"),
+    ("ko", "반년에 한 번씩 치석 제거함.", "F182.6", "반년에 한 번씩"),
+    ("en", "Gets his haircut every 4 weeks.", "F30.4", "every 4 weeks"),
+    ("en", "Comes every week and a half.", "F10.5", "every week and a half"),
 ])
 def test_one_frequency_however_it_is_said(lang, text, atom, said):
     found = read(text, lang)

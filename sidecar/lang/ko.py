@@ -284,13 +284,15 @@ LANGUAGE = Language(
     period_units=frozen({**dict.fromkeys(words("하루$ 하루에$ 일$ 일에$"), 1),
                          **dict.fromkeys(words("주$ 주에$ 주일에$ 일주일$ 일주일에$"), WEEK),
                          **dict.fromkeys(words("달$ 달에$ 개월$ 개월에$"), MONTH), "분기$": YEAR / 4,
-                         **dict.fromkeys(words("년$ 년에$ 해$ 해에$"), YEAR)}),
+                         **dict.fromkeys(words("년$ 년에$ 해$ 해에$"), YEAR),
+                         **dict.fromkeys(words("반년$ 반년에$"), YEAR / 2)}),
     period_words=frozen({"매일": 1, "매주": WEEK, "격주": 14, "매달": MONTH, "매월": MONTH, "격월": 2 * MONTH,
                          "매년": YEAR, "매해": YEAR}),
     every_words=words("매$"),
     every_after=words("-마다 마다$"),
     times_words=frozen({"번$": 1, "번씩$": 1, "회$": 1, "회씩$": 1, "차례$": 1}),
     per_words=(),  # the period takes a particle instead ("일주일에 두 번")
+    fraction_words=frozen({"반$": 0.5}),
     currency_words=frozen({"원": "KRW", "달러": "USD", "유로": "EUR", "루블": "RUB"}),
     # Scales follow the digits and combine: "3만5천원" = 35 000, "1억 2천만 원" = 120 000 000.
     money_scales=frozen({"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}),

@@ -12,7 +12,7 @@ are taken out of the fact's thing words: two facts differing only in how often
 state one value changed.
 
 The words are the language's (sidecar.lang: period_units, period_words, every_words,
-every_after, times_words, per_words); the rule is one for every language:
+every_after, times_words, per_words, fraction_words); the rule is one for every language:
 - a word that alone says how often ("weekly", "ежегодно", "매주");
 - a period ("week", "6 weeks") with a word for "every" before it ("every", "каждые",
   "cada", "iga") or after it (Estonian "tagant", Korean "-마다");
@@ -37,9 +37,10 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 GLUED = "-"  # before an every_after item: the end of the period's own word ("주마다")
 PREFIX = "F"  # of a frequency's value atom
 # Periods people round to: a period within _SNAP of one is that one ("cada quince días",
-# every fifteen days, is the Spanish fortnight).
-_COMMON = (1.0, 7.0, 14.0, 365.25 / 12, 365.25 / 4, 365.25 / 2, 365.25)
-_SNAP = 0.08
+# every fifteen days, is the Spanish fortnight; "раз в полтора месяца", every month and a
+# half, is every six weeks; "every 4 weeks" is monthly).
+_COMMON = (1.0, 7.0, 14.0, 21.0, 365.25 / 12, 42.0, 365.25 / 6, 365.25 / 4, 365.25 / 2, 365.25)
+_SNAP = 0.1
 _AMOUNT = 4  # at most this many words back from a per word to the amount it is of
 _BETWEEN = 2  # at most this many `per_words` between a count of times or an "every" and its period
 
@@ -63,6 +64,8 @@ class _Words:
         self.times = _items(own.times_words, self.fold)
         self.per = _items(dict.fromkeys(own.per_words, 1), self.fold)
         self.numbers = {self.fold(w): n for w, n in {**own.number_words, **own.counted_number_words}.items()}
+        self.fractions = _items(own.fraction_words, self.fold)
+        self.connectors = frozenset(self.fold(w) for w in own.number_connectors)
 
     def fold(self, word: str) -> str:
         word = word.casefold()
@@ -104,7 +107,9 @@ class _Token:
         folded = words.fold(text)
         self.glued = next((g for g in words.glued if folded.endswith(g) and len(folded) > len(g)), None)
         stem = folded[:-len(self.glued)] if self.glued else folded
-        self.number = _number(folded, words)
+        self.fraction = _lookup(folded, words.fractions)
+        self.number = _number(folded, words) if self.fraction is None else self.fraction
+        self.connector = folded in words.connectors
         self.unit = _lookup(stem, words.units)
         self.word = _lookup(folded, words.words)
         self.every = _lookup(folded, words.every) is not None
@@ -174,10 +179,13 @@ def _around(tokens: list[_Token], i: int) -> tuple[float, int, int] | None:
     elif first > 0 and tokens[first - 1].per and any(
             tokens[j].number is not None for j in range(max(0, first - 1 - _AMOUNT), first - 1)):
         frequent, first = True, first - 1  # so much a period: "50 mg a day", "50 mg de levotiroxina al día"
-    if i + 1 < len(tokens) and tokens[i + 1].after:
-        frequent, last = True, i + 1  # "iga kuue nädala tagant"
+    k = _skip_per(tokens, i + 2, 1)
+    if i + 1 < len(tokens) and tokens[i + 1].connector and k < len(tokens) and (tokens[k].fraction or 1) < 1:
+        count, last = count + tokens[k].fraction, k  # "mes y medio", "a week and a half"
+    if last + 1 < len(tokens) and tokens[last + 1].after:
+        frequent, last = True, last + 1  # "iga kuue nädala tagant"
     elif times == 1.0:  # "nädalas kaks korda", "주 2회", "하루 세 번"
-        k = _skip_per(tokens, i + 1, 1)
+        k = _skip_per(tokens, last + 1, 1)
         if k + 1 < len(tokens) and tokens[k].number is not None and tokens[k + 1].times is not None:
             times, last, frequent = tokens[k].number * tokens[k + 1].times, k + 1, True
         elif k < len(tokens) and tokens[k].times is not None and tokens[k].number is None:
