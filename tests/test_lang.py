@@ -23,6 +23,8 @@ _NAMED_MONTHS = {"month_after_number", "short_year"}
 _EVERY_BEFORE = {"every_after"}
 # A period takes a case or a particle where others put a word ("kord nädalas", "일주일에 두 번").
 _NO_PER_WORDS = {"per_words"}
+# The attribute a fact names ends at a dash: "Адрес доставки — …".
+_NO_COPULA = {"label_ends"}
 INTENTIONALLY_EMPTY = {
     # bigrams, no stemmer, no capitals, word-scoped negation (see ko.py)
     "ko": _NO_VERBAL_NOUNS | {"stopwords", "compound_kind", "compound_suffixes", "irregular_forms",
@@ -34,7 +36,7 @@ INTENTIONALLY_EMPTY = {
     # and month names are written in lower case
     "et": _SNOWBALL_ONLY | _NAMED_MONTHS | _NO_PER_WORDS | {"month_names_capitalised", "number_connectors",
                                             "day_of", "weekdays", "fold_accents", "keep_whole"},
-    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"month_names_capitalised", "compound_kind",
+    "ru": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | _NO_COPULA | {"month_names_capitalised", "compound_kind",
                                                               "compound_suffixes", "day_of",
                                                               "fold_accents", "keep_whole"},
     "es": _SNOWBALL_ONLY | _NO_VERBAL_NOUNS | _NAMED_MONTHS | _EVERY_BEFORE | {"month_names_capitalised", "compound_kind",
@@ -102,7 +104,7 @@ def test_a_language_cannot_be_changed():
 # as whole words through lang.as_written, which drops it.
 READ_AS_WORD_STARTS = {"change_cues", "correction_cues", "relatives", "animals", "contrasts", "new_words",
                        "residence_words", "channel_words", "contact_owners", "contact_labels", "numbered_things",
-                       "every_words", "every_after", "per_words"}
+                       "every_words", "every_after", "per_words", "label_ends"}
 
 
 @pytest.mark.parametrize("language", LANGS, ids=_ids(LANGS))

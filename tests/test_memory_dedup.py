@@ -774,3 +774,23 @@ def test_buying_or_ordering_what_the_business_sells_names_no_thing():
     # Picking up is no purchase: a child picked up, a car picked up and not returned.
     assert "забира" in slots("Ребёнка забирает бабушка.", "ru").words
     assert "pick" in slots("Picks up cars at Heathrow Terminal 2.", "en").words
+
+
+def test_one_attribute_given_a_value_that_shares_nothing_with_the_old_one_replaces_it():
+    assert_decides("updates", [
+        ("Service plan: Bronze.", "Service plan: Gold.", 0.046, "en"),
+        ("Окрашивание — холодный блонд.", "Окрашивание — медный.", 0.066, "ru"),
+        ("Su persona de contacto en la empresa es Jorge, el encargado.",
+         "El contacto en la empresa es Ana, de administración.", 0.077, "es"),
+        ("Katuse värv on hall.", "Katuse värv on tumepruun.", 0.044, "et"),
+        ("염색 색상은 애쉬브라운.", "염색 색상은 밀크티 베이지.", 0.076, "ko"),
+    ])
+    from sidecar.memory.dedup import relabelled
+    # Someone's attribute may have two values; so may one said with a value of its own; and
+    # a copula after one word joins a thing and what is said of it.
+    assert not relabelled("Su hijo es intolerante a la lactosa.", "Su hijo es alérgico al sésamo.", "es")
+    assert not relabelled("Dog is microchipped.", "Dog is insured with Petplan.", "en")
+    assert not relabelled("Monthly order: a large carrot cake.", "Weekly order: six bagels every Monday.", "en")
+    assert not relabelled("Boiler is serviced every October.", "Boiler is a Worcester Bosch combi.", "en")
+    # Values sharing a word are left to the other rules.
+    assert not relabelled("Service plan: Gold plus.", "Service plan: Gold.", "en")

@@ -306,6 +306,13 @@ class Language:
     ("hija"/"hijo" -> "hij"), or folds into a word that names a thing ("weekly" ->
     "week"): compared unstemmed."""
 
+    label_ends: tuple[str, ...]
+    """Words ending the attribute a fact names before the value it gives it, beside a colon
+    or a dash ("is" in "Delivery address is 22 Mill Lane.", "es", "on"); one starting with
+    "-" ends the attribute's last word, in a language that writes it on (Korean topic "-은",
+    "-는": "배달 주소는 …"). Two facts giving one attribute, named alike, values that share
+    nothing, state it changed (dedup.relabelled)."""
+
     # --- memory: how often (sidecar.memory.frequency) --------------------------------
     period_units: Mapping[str, float]
     """Words and stems naming a stretch of time, and its length in days ("week": 7,

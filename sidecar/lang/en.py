@@ -299,6 +299,7 @@ LANGUAGE = Language(
     """),
     # How often, whole: Snowball reads "weekly" as "week", which is a thing ("every three weeks").
     keep_whole=words("daily weekly fortnightly monthly quarterly yearly annually"),
+    label_ends=words("is$ are$"),
     period_units=frozen({"day": 1, "week": WEEK, "fortnight": 14, "month": MONTH, "year": YEAR}),
     period_words=frozen({"daily": 1, "weekly": WEEK, "fortnightly": 14, "monthly": MONTH, "quarterly": YEAR / 4,
                          "yearly": YEAR, "annual": YEAR}),

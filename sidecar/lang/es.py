@@ -270,6 +270,7 @@ LANGUAGE = Language(
         hijo hija hijos hijas niño niña niños niñas nieto nieta hermano hermana abuelo abuela tío tía
         esposo esposa
     """),
+    label_ends=words("es$ son$"),
     # Folded as the tokens are (fold_accents): "dia", "ano".
     period_units=frozen({"dia$": 1, "dias$": 1, "semana": WEEK, "quincena": 14, "mes$": MONTH, "meses$": MONTH,
                          "ano$": YEAR, "anos$": YEAR, "trimestre": YEAR / 4, "semestre": YEAR / 2}),

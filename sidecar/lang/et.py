@@ -319,6 +319,7 @@ LANGUAGE = Language(
     """),
     # Snowball keeps "tütar" and "poeg" apart: nothing to compare unstemmed.
     keep_whole=(),
+    label_ends=words("on$"),
     # "kuus" is also six: before a period it is the count ("kuus nädalat"), frequency reads so.
     period_units=frozen({"päev": 1, "ööpäev": 1, "nädal": WEEK,
                          **dict.fromkeys(words("kuu$ kuus$ kuud$ kuul$ kuuks$ kuust$"), MONTH),

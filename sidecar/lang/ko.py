@@ -280,6 +280,7 @@ LANGUAGE = Language(
     keep_whole=(),
     # Written right after the number or its scale ("12,000원", "4만 원"), particles and
     # the copula glued on ("원입니다", "원부터").
+    label_ends=words("-은 -는"),
     # Whole, with the particles a period takes: "일" (day) and "주" (week) start other words.
     period_units=frozen({**dict.fromkeys(words("하루$ 하루에$ 일$ 일에$"), 1),
                          **dict.fromkeys(words("주$ 주에$ 주일에$ 일주일$ 일주일에$"), WEEK),

@@ -298,6 +298,7 @@ LANGUAGE = Language(
     """),
     # Snowball keeps "сын" and "дочь" apart: nothing to compare unstemmed.
     keep_whole=(),
+    label_ends=(),  # the attribute ends at a dash ("Адрес доставки — …"), the copula is left out
     period_units=frozen({**dict.fromkeys(words("день$ дня$ дней$ дни$ сутки$ суток$"), 1), "недел": WEEK,
                          "месяц": MONTH, **dict.fromkeys(words("год$ года$ году$ лет$"), YEAR),
                          "полгода$": YEAR / 2, "полугода$": YEAR / 2, "квартал": YEAR / 4}),

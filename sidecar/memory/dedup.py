@@ -779,7 +779,69 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
             a.values == b.values or "residence" in value_kinds(new, lang) & value_kinds(old, lang)
             or _both_addresses(new, old, lang)):
         return "updates"
+    if relabelled(new, old, lang):
+        return "updates"  # "Service plan: Bronze." / "Service plan: Gold."
     return "new"
+
+
+@lru_cache(maxsize=64)
+def _label_end(lang: str) -> re.Pattern[str] | None:
+    """Where a fact's attribute ends and its value begins: a colon or a dash between words,
+    or the language's label_ends."""
+    own = languages.find(lang)
+    if own is None:
+        return None
+    ends = [r"\s*:\s", r"\s[—–-]\s"]
+    ends += [r"\s" + re.escape(languages.as_written(w)) + r"\s" for w in own.label_ends if not w.startswith("-")]
+    ends += [r"(?<=\w)" + re.escape(w[1:]) + r"\s" for w in own.label_ends if w.startswith("-")]
+    return re.compile("|".join(ends), re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _kept(lang: str) -> re.Pattern[str] | None:
+    own = languages.find(lang)
+    return languages.word_starts(own.animals + own.relatives) if own is not None else None
+
+
+_LABEL_WORDS = 2  # words an attribute named before a copula has at least ("Delivery address is …")
+_MARKED = re.compile(r"\s*[:—–-]\s*$")  # a colon or a dash: the attribute marked as one
+
+
+def _attribute(text: str, lang: str) -> tuple[str, str, bool] | None:
+    """A fact said as an attribute and its value ("Service plan: Gold.", "Delivery address is
+    22 Mill Lane.", "배달 주소는 …"), as its two parts, and whether a colon or a dash marks
+    the attribute; None for any other."""
+    end = _label_end(lang)
+    m = end.search(text) if end else None
+    return (text[:m.start()], text[m.end():], bool(_MARKED.match(m.group()))) if m else None
+
+
+def relabelled(new: str, old: str, lang: str) -> bool:
+    """Whether two facts give one attribute, named in the same words, values that share no
+    word and no value: the attribute changed ("Service plan: Bronze." / "Service plan: Gold.",
+    "Main contact at the company is Dave Morris." / "… is Priya Shah.", "Окрашивание —
+    холодный блонд." / "Окрашивание — медный."). An attribute of someone (a member of the
+    family, an animal, a name: "Su hijo es alérgico al sésamo." / "Su hijo es intolerante a la
+    lactosa.") may have two values, and so may one said with a value of its own ("Weekly
+    order: …" / "Monthly order: …")."""
+    parts = _attribute(new, lang), _attribute(old, lang)
+    if parts[0] is None or parts[1] is None:
+        return False
+    (label_a, value_a, marked_a), (label_b, value_b, marked_b) = parts
+    kept = _kept(lang)
+    if kept and (kept.search(label_a) or kept.search(label_b)):
+        return False
+    a, b = pair(label_a, label_b, lang)
+    if not a.words or not _same(a.words, b.words) or a.values or b.values or a.names or b.names:
+        return False
+    # A copula after one word joins a thing and what is said of it ("Boiler is a Worcester
+    # Bosch." / "Boiler is serviced every October."), not an attribute and its value.
+    if not (marked_a and marked_b) and len(a.words) < _LABEL_WORDS:
+        return False
+    x, y = pair(value_a, value_b, lang)
+    if not (x.words or x.values) or not (y.words or y.values) or x.values & y.values:
+        return False
+    return not any(_match(w, v) for w in x.words for v in y.words)
 
 
 def _not_new(words: tuple[str, ...], text: str, lang: str) -> tuple[str, ...]:
