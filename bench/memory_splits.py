@@ -160,11 +160,12 @@ HISTORY = (
     Split("fresh48", "a fresh48 split written the same way after fresh46 was scored and held back unread while the "
           "choices after it and after fresh47 was scored were made ({counts}), scored blind once", judge_blind=True,
           repeats=28),
+    _held_back("fresh49", "fresh48", repeats=27),
 )
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK: tuple[str, ...] = ("fresh49",)
+HELD_BACK: tuple[str, ...] = ()
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
