@@ -165,7 +165,7 @@ HISTORY = (
 
 # Written and committed unscored, each to score a later choice on once: not in HISTORY, so no
 # figure is read from them until their line is added.
-HELD_BACK: tuple[str, ...] = ()
+HELD_BACK: tuple[str, ...] = ("fresh50",)
 
 NAMES = tuple(s.name for s in HISTORY)
 JUDGE_BLIND = tuple(s.name for s in HISTORY if s.judge_blind)
