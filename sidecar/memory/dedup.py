@@ -463,7 +463,8 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
 
 # A frequency one fact says and the other implies by a date both state: weekly by the
 # weekday ("매주 토요일" / "토요일마다", every Saturday), yearly by the month ("Every year
-# in August" / "Every August").
+# in August" / "Every August"). Not by another date of the kind: "자동차 보험은 매년 4월에
+# 갱신한다." / "주택화재보험은 11월에 갱신한다." are two policies.
 _IMPLIED = {frequency.atom(7): "weekday", frequency.atom(365.25): "month"}
 
 
@@ -832,7 +833,7 @@ def relabelled(new: str, old: str, lang: str) -> bool:
     if kept and (kept.search(label_a) or kept.search(label_b)):
         return False
     a, b = pair(label_a, label_b, lang)
-    if not a.words or not _same(a.words, b.words) or a.values or b.values or a.names or b.names:
+    if not a.words or not _same(a.words, b.words) or a.values != b.values or a.names or b.names:
         return False
     # A copula after one word joins a thing and what is said of it ("Boiler is a Worcester
     # Bosch." / "Boiler is serviced every October."), not an attribute and its value.
