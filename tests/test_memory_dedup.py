@@ -173,10 +173,10 @@ def test_how_often_is_a_value_not_a_thing():
                                  0.03, "en"),
                                 ("Визит к стоматологу на чистку каждые шесть месяцев.",
                                  "Визит к стоматологу на чистку раз в полгода.", 0.03, "ru")])
-    # "Every other" is not read as a number: the fact that says how often, saying more, is
-    # written in place.
-    assert_decides("updates", [("Wants the flat cleaned every other Thursday.",
-                                "Fortnightly clean of the flat, on Thursdays.", 0.055, "en")])
+    # Every other Thursday is fortnightly on Thursdays; every Thursday is another frequency.
+    assert_decides("restates", [("Wants the flat cleaned every other Thursday.",
+                                 "Fortnightly clean of the flat, on Thursdays.", 0.055, "en")])
+    assert_decides("updates", [("Cleaner comes every second Friday.", "Cleaner comes every Friday.", 0.028, "en")])
     # Its words are no things: "week" of "every three weeks" is not "week" of "a week off".
     assert "week" not in slots("Gets her nails done every three weeks.", "en").words
     assert "week" in slots("Takes a week off in August.", "en").words

@@ -40,6 +40,12 @@ from sidecar.memory.frequency import read
     ("ko", "반년에 한 번씩 치석 제거함.", "F182.6", "반년에 한 번씩"),
     ("en", "Gets his haircut every 4 weeks.", "F30.4", "every 4 weeks"),
     ("en", "Comes every week and a half.", "F10.5", "every week and a half"),
+    # Every other, and a weekday after "every": a week's period, the weekday left a value.
+    ("en", "Cleaner comes every other week.", "F14", "every other week"),
+    ("en", "Cleaner visits every second Friday.", "F14", "every second"),
+    ("ru", "Уборка каждую вторую пятницу.", "F14", "каждую вторую"),
+    ("et", "Koristus igal teisel reedel.", "F14", "igal teisel"),
+    ("es", "Cada martes viene.", "F7", "Cada"),
 ])
 def test_one_frequency_however_it_is_said(lang, text, atom, said):
     found = read(text, lang)
@@ -55,6 +61,8 @@ def test_one_frequency_however_it_is_said(lang, text, atom, said):
     ("ko", "일요일에 온다."),  # "일" (day) starts Sunday
     ("ko", "매달 1일에 먹임."),  # the 1st of the month is no second frequency
     ("xx", "every week"),  # a language without a module has no frequency words
+    ("en", "Comes on Fridays."),  # a weekday alone is a value, not a frequency
+    ("en", "Has a second car."),
 ])
 def test_a_period_said_without_every_or_a_count_of_times_is_no_frequency(lang, text):
     found = read(text, lang)
@@ -73,6 +81,9 @@ def test_a_frequency_a_date_implies_is_no_value_the_other_fact_lacks():
     assert a.values == b.values == {"D6"}
     a, b = pair("Charters a yacht every August.", "Charters a yacht each year in August.", "en")
     assert a.values == b.values == {"M8"}
+    # Not by another date of its kind: two policies renewed in two months stay two values apart.
+    a, b = pair("주택화재보험은 11월에 갱신한다.", "자동차 보험은 매년 4월에 갱신한다.", "ko")
+    assert b.values == {"M4", "F365.2"}
     # A frequency no date implies stays a value said: "every six months" is no "in May".
     a, b = pair("Check-up in May.", "Check-up every six months, in May.", "en")
     assert b.values == {"M5", "F182.6"}

@@ -338,11 +338,13 @@ class Language:
     """Words between a count of times, or an amount, and its period ("twice a week", "50 mg
     a day"; "per", "в", "al", "por", "la"), matched at the start of a word, or whole."""
 
-    fraction_words: Mapping[str, float]
-    """Words saying a half, and the number they say ("half": 0.5, "полтора": 1.5, "poole":
-    0.5): a period's count before it ("раз в полтора месяца", "iga poole aasta tagant"), or,
-    joined by a number connector, after it ("cada mes y medio", "a week and a half").
-    Matched at the start of a word, or whole."""
+    period_counts: Mapping[str, float]
+    """Words counting periods only inside a frequency, and the count they say: a half
+    ("half": 0.5, "полтора": 1.5, "poole": 0.5), before the period ("раз в полтора месяца",
+    "iga poole aasta tagant") or, joined by a number connector, after it ("cada mes y
+    medio", "a week and a half"); and every other ("other": 2, "вторую": 2, "teise": 2),
+    before the period or a weekday ("every other week", "каждую вторую пятницу", "igal
+    teisel reedel"). Matched at the start of a word, or whole."""
 
     # --- price check: amounts of money in a reply ------------------------------------
     currency_words: Mapping[str, str]

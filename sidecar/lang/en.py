@@ -307,7 +307,7 @@ LANGUAGE = Language(
     every_after=(),  # "every" stands before the period
     times_words=frozen({"once$": 1, "twice$": 2, "thrice$": 3, "times$": 1, "time$": 1, "x$": 1}),
     per_words=words("a$ an$ per$"),
-    fraction_words=frozen({"half$": 0.5}),
+    period_counts=frozen({"half$": 0.5, "other$": 2, "second$": 2, "alternate$": 2}),
     currency_words=frozen({**dict.fromkeys(words("euro euros eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollars"), "USD"),
                            **dict.fromkeys(words("rubles roubles"), "RUB")}),

@@ -280,7 +280,7 @@ LANGUAGE = Language(
     every_after=(),  # "every" stands before the period
     times_words=frozen({"vez$": 1, "veces$": 1, "x$": 1}),
     per_words=words("al$ a$ la$ el$ los$ las$ por$"),
-    fraction_words=frozen({"medio$": 0.5, "media$": 0.5}),
+    period_counts=frozen({"medio$": 0.5, "media$": 0.5}),
     currency_words=frozen({**dict.fromkeys(words("euro euros"), "EUR"),
                            **dict.fromkeys(words("dólar dólares dolar dolares"), "USD")}),
     money_scales=frozen({"mil": 1000, "millón": 10**6, "millon": 10**6, "millones": 10**6}),

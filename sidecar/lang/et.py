@@ -329,7 +329,7 @@ LANGUAGE = Language(
     every_after=words("tagant$ järel$"),
     times_words=frozen({"kord$": 1, "korda$": 1, "korra$": 1, "x$": 1}),
     per_words=(),  # the period takes a case instead ("kord nädalas", once a week)
-    fraction_words=frozen({"pool$": 0.5, "poole$": 0.5, "poolteist$": 1.5, "poolteise$": 1.5}),
+    period_counts=frozen({"pool$": 0.5, "poole$": 0.5, "poolteist$": 1.5, "poolteise$": 1.5, "teise$": 2, "teisel$": 2}),
     currency_words=frozen({**dict.fromkeys(words("euro eurot eurost euroni euroga eurole eurolt eurosse eurodes "
                                                  "eurode eurosid eur"), "EUR"),
                            **dict.fromkeys(words("dollar dollarit dollari dollarist dollarini"), "USD")}),

@@ -293,7 +293,7 @@ LANGUAGE = Language(
     every_after=words("-마다 마다$"),
     times_words=frozen({"번$": 1, "번씩$": 1, "회$": 1, "회씩$": 1, "차례$": 1}),
     per_words=(),  # the period takes a particle instead ("일주일에 두 번")
-    fraction_words=frozen({"반$": 0.5}),
+    period_counts=frozen({"반$": 0.5}),
     currency_words=frozen({"원": "KRW", "달러": "USD", "유로": "EUR", "루블": "RUB"}),
     # Scales follow the digits and combine: "3만5천원" = 35 000, "1억 2천만 원" = 120 000 000.
     money_scales=frozen({"십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}),

@@ -308,7 +308,7 @@ LANGUAGE = Language(
     every_after=(),  # "every" stands before the period
     times_words=frozen({"раз$": 1, "раза$": 1, "дважды$": 2, "трижды$": 3, "x$": 1, "х$": 1}),
     per_words=words("в$ во$ за$"),
-    fraction_words=frozen({"полтора$": 1.5, "полторы$": 1.5}),
+    period_counts=frozen({"полтора$": 1.5, "полторы$": 1.5, "вторую$": 2, "второй$": 2, "второе$": 2}),
     currency_words=frozen({"евро": "EUR",
                            **dict.fromkeys(words("руб руб. рубль рубля рублей рублям рублями рублях р."), "RUB"),
                            **dict.fromkeys(words("доллар доллара долларов долларах долл."), "USD")}),

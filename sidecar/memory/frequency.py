@@ -12,7 +12,7 @@ are taken out of the fact's thing words: two facts differing only in how often
 state one value changed.
 
 The words are the language's (sidecar.lang: period_units, period_words, every_words,
-every_after, times_words, per_words, fraction_words); the rule is one for every language:
+every_after, times_words, per_words, period_counts); the rule is one for every language:
 - a word that alone says how often ("weekly", "ежегодно", "매주");
 - a period ("week", "6 weeks") with a word for "every" before it ("every", "каждые",
   "cada", "iga") or after it (Estonian "tagant", Korean "-마다");
@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from .. import lang as languages
-from ..lang.base import WHOLE
+from ..lang.base import WEEK, WHOLE
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 GLUED = "-"  # before an every_after item: the end of the period's own word ("주마다")
@@ -64,8 +64,10 @@ class _Words:
         self.times = _items(own.times_words, self.fold)
         self.per = _items(dict.fromkeys(own.per_words, 1), self.fold)
         self.numbers = {self.fold(w): n for w, n in {**own.number_words, **own.counted_number_words}.items()}
-        self.fractions = _items(own.fraction_words, self.fold)
+        self.counts = _items(own.period_counts, self.fold)
         self.connectors = frozenset(self.fold(w) for w in own.number_connectors)
+        self.weekdays = frozenset(self.fold(w) for w in own.weekdays)
+        self.weekday_stems = tuple(self.fold(stem) for stem, _ in own.weekday_prefixes)
 
     def fold(self, word: str) -> str:
         word = word.casefold()
@@ -107,10 +109,12 @@ class _Token:
         folded = words.fold(text)
         self.glued = next((g for g in words.glued if folded.endswith(g) and len(folded) > len(g)), None)
         stem = folded[:-len(self.glued)] if self.glued else folded
-        self.fraction = _lookup(folded, words.fractions)
+        self.fraction = _lookup(folded, words.counts)
         self.number = _number(folded, words) if self.fraction is None else self.fraction
         self.connector = folded in words.connectors
         self.unit = _lookup(stem, words.units)
+        # A weekday is a week's period after "every" ("every other Friday"), and stays a value.
+        self.weekday = self.unit is None and (folded in words.weekdays or folded.startswith(words.weekday_stems))
         self.word = _lookup(folded, words.words)
         self.every = _lookup(folded, words.every) is not None
         self.after = _lookup(folded, words.after) is not None
@@ -143,9 +147,12 @@ def read(text: str, lang: str) -> Frequencies:
             found.append((t.word, i, i))
             used.add(i)
             continue
-        if t.unit is None or (t.number is not None and i + 1 < len(tokens) and tokens[i + 1].unit is not None):
+        if t.weekday:
+            got = _every_weekday(tokens, i)
+        elif t.unit is None or (t.number is not None and i + 1 < len(tokens) and tokens[i + 1].unit is not None):
             continue  # "kuue nädala": "kuue" (six) is the count of the period after it, not a month
-        got = _around(tokens, i)
+        else:
+            got = _around(tokens, i)
         if got is not None:
             found.append(got)
             used.update(range(got[1], got[2] + 1))
@@ -159,6 +166,18 @@ def _skip_per(tokens: list[_Token], k: int, step: int) -> int:
         if 0 <= k < len(tokens) and tokens[k].per:
             k += step
     return k
+
+
+def _every_weekday(tokens: list[_Token], i: int) -> tuple[float, int, int] | None:
+    """The frequency a weekday at token i makes with "every" before it, a count between
+    ("every Friday", "every other Friday", "igal teisel reedel"); its span leaves the
+    weekday, a value of its own, out."""
+    count, first = 1.0, i
+    if i > 0 and tokens[i - 1].number is not None:
+        count, first = tokens[i - 1].number, i - 1
+    if first == 0 or not tokens[first - 1].every or count <= 0:
+        return None
+    return count * WEEK, first - 1, i - 1
 
 
 def _around(tokens: list[_Token], i: int) -> tuple[float, int, int] | None:
