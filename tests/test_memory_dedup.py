@@ -792,5 +792,8 @@ def test_one_attribute_given_a_value_that_shares_nothing_with_the_old_one_replac
     assert not relabelled("Dog is microchipped.", "Dog is insured with Petplan.", "en")
     assert not relabelled("Monthly order: a large carrot cake.", "Weekly order: six bagels every Monday.", "en")
     assert not relabelled("Boiler is serviced every October.", "Boiler is a Worcester Bosch combi.", "en")
+    # A value both attributes are named with is part of the name: one Saturday order.
+    assert relabelled("Her Saturday standing order is two small rye loaves.",
+                      "Her Saturday standing order is a large sourdough loaf.", "en")
     # Values sharing a word are left to the other rules.
     assert not relabelled("Service plan: Gold plus.", "Service plan: Gold.", "en")
