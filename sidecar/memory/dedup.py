@@ -105,6 +105,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from .. import lang as languages
+from ..lang.base import WEEK, YEAR
 from . import frequency
 from ..searchtext import content_terms
 from .values import Values, atom_kind, blank_spans, capitalised_names, place_words, titled_names, value_kinds
@@ -465,7 +466,7 @@ def pair(new: str, old: str, lang: str, synonyms: bool = True) -> tuple[Slots, S
 # weekday ("매주 토요일" / "토요일마다", every Saturday), yearly by the month ("Every year
 # in August" / "Every August"). Not by another date of the kind: "자동차 보험은 매년 4월에
 # 갱신한다." / "주택화재보험은 11월에 갱신한다." are two policies.
-_IMPLIED = {frequency.atom(7): "weekday", frequency.atom(365.25): "month"}
+_IMPLIED = {frequency.atom(WEEK): "weekday", frequency.atom(YEAR): "month"}
 
 
 def _unsaid(a: Slots, b: Slots) -> Slots:
@@ -799,7 +800,8 @@ def _label_end(lang: str) -> re.Pattern[str] | None:
 
 
 @lru_cache(maxsize=64)
-def _kept(lang: str) -> re.Pattern[str] | None:
+def _whose_words(lang: str) -> re.Pattern[str] | None:
+    """A word for an animal or a member of the family: an attribute of someone."""
     own = languages.find(lang)
     return languages.word_starts(own.animals + own.relatives) if own is not None else None
 
@@ -829,8 +831,8 @@ def relabelled(new: str, old: str, lang: str) -> bool:
     if parts[0] is None or parts[1] is None:
         return False
     (label_a, value_a, marked_a), (label_b, value_b, marked_b) = parts
-    kept = _kept(lang)
-    if kept and (kept.search(label_a) or kept.search(label_b)):
+    whose = _whose_words(lang)
+    if whose and (whose.search(label_a) or whose.search(label_b)):
         return False
     a, b = pair(label_a, label_b, lang)
     if not a.words or not _same(a.words, b.words) or a.values != b.values or a.names or b.names:

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from .. import lang as languages
-from ..lang.base import WEEK, WHOLE
+from ..lang.base import MONTH, WEEK, WHOLE, YEAR
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 GLUED = "-"  # before an every_after item: the end of the period's own word ("주마다")
@@ -39,7 +39,7 @@ PREFIX = "F"  # of a frequency's value atom
 # Periods people round to: a period within _SNAP of one is that one ("cada quince días",
 # every fifteen days, is the Spanish fortnight; "раз в полтора месяца", every month and a
 # half, is every six weeks; "every 4 weeks" is monthly).
-_COMMON = (1.0, 7.0, 14.0, 21.0, 365.25 / 12, 42.0, 365.25 / 6, 365.25 / 4, 365.25 / 2, 365.25)
+_COMMON = (1.0, WEEK, 2 * WEEK, 3 * WEEK, MONTH, 6 * WEEK, 2 * MONTH, YEAR / 4, YEAR / 2, YEAR)
 _SNAP = 0.1
 _AMOUNT = 4  # at most this many words back from a per word to the amount it is of
 _BETWEEN = 2  # at most this many `per_words` between a count of times or an "every" and its period
@@ -104,13 +104,15 @@ def atom(days: float) -> str:
 
 
 class _Token:
+    """A word or a number of the text, read once for every role it may play in a frequency."""
+
     def __init__(self, text: str, start: int, end: int, words: _Words):
         self.start, self.end = start, end
         folded = words.fold(text)
         self.glued = next((g for g in words.glued if folded.endswith(g) and len(folded) > len(g)), None)
         stem = folded[:-len(self.glued)] if self.glued else folded
-        self.fraction = _lookup(folded, words.counts)
-        self.number = _number(folded, words) if self.fraction is None else self.fraction
+        self.count_word = _lookup(folded, words.counts)  # "half", "other": a count only inside a frequency
+        self.number = _number(folded, words) if self.count_word is None else self.count_word
         self.connector = folded in words.connectors
         self.unit = _lookup(stem, words.units)
         # A weekday is a week's period after "every" ("every other Friday"), and stays a value.
@@ -199,8 +201,8 @@ def _around(tokens: list[_Token], i: int) -> tuple[float, int, int] | None:
             tokens[j].number is not None for j in range(max(0, first - 1 - _AMOUNT), first - 1)):
         frequent, first = True, first - 1  # so much a period: "50 mg a day", "50 mg de levotiroxina al día"
     k = _skip_per(tokens, i + 2, 1)
-    if i + 1 < len(tokens) and tokens[i + 1].connector and k < len(tokens) and (tokens[k].fraction or 1) < 1:
-        count, last = count + tokens[k].fraction, k  # "mes y medio", "a week and a half"
+    if i + 1 < len(tokens) and tokens[i + 1].connector and k < len(tokens) and (tokens[k].count_word or 1) < 1:
+        count, last = count + tokens[k].count_word, k  # "mes y medio", "a week and a half"
     if last + 1 < len(tokens) and tokens[last + 1].after:
         frequent, last = True, last + 1  # "iga kuue nädala tagant"
     elif times == 1.0:  # "nädalas kaks korda", "주 2회", "하루 세 번"
@@ -208,7 +210,7 @@ def _around(tokens: list[_Token], i: int) -> tuple[float, int, int] | None:
         if k + 1 < len(tokens) and tokens[k].number is not None and tokens[k + 1].times is not None:
             times, last, frequent = tokens[k].number * tokens[k + 1].times, k + 1, True
         elif k < len(tokens) and tokens[k].times is not None and tokens[k].number is None:
-            times, last, frequent = tokens[k].times, k, True  # "kord kuus" is before; "twice" after is rare
+            times, last, frequent = tokens[k].times, k, True  # "하루 한 번": the count of times after the period
     if not frequent or times <= 0 or count <= 0:
         return None
     return count * unit.unit / times, first, last
