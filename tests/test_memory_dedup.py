@@ -792,6 +792,8 @@ def test_one_attribute_given_a_value_that_shares_nothing_with_the_old_one_replac
     assert not relabelled("Dog is microchipped.", "Dog is insured with Petplan.", "en")
     assert not relabelled("Monthly order: a large carrot cake.", "Weekly order: six bagels every Monday.", "en")
     assert not relabelled("Boiler is serviced every October.", "Boiler is a Worcester Bosch combi.", "en")
+    # An animal is someone too, named in the attribute or in its value: two pets.
+    assert not relabelled("반려동물: 도마뱀 '용용이'.", "반려동물: 거북이 '꼬북이'.", "ko")
     # A value both attributes are named with is part of the name: one Saturday order.
     assert relabelled("Her Saturday standing order is two small rye loaves.",
                       "Her Saturday standing order is a large sourdough loaf.", "en")

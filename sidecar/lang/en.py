@@ -287,7 +287,7 @@ LANGUAGE = Language(
         plot$ pitch$ berth$ gate$ bed$ cabin$ suite$ court$ mooring$ volume$ vol$ no. nr$ # №
     """),  # whole words: "ordered 3 loaves" is a count
     animals=words("""
-        dog puppy cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle
+        dog puppy pet$ pets$ cat kitten rabbit bunny hamster guinea parrot budgie canary tortoise turtle
         horse pony ferret labrador retriever spaniel terrier poodle collie beagle dachshund
         bulldog pug husky cockapoo cavapoo schnauzer chihuahua greyhound whippet
     """),

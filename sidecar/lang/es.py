@@ -253,7 +253,7 @@ LANGUAGE = Language(
         parcela$ trastero$ modelo$ nº n.º núm. #
     """),
     animals=words("""
-        perr perrit cachorr gat gatit conej hámster hamster loro lora periquit canari cobaya tortug
+        mascota perr perrit cachorr gat gatit conej hámster hamster loro lora periquit canari cobaya tortug
         caball poni hurón huron labrador golden caniche bulldog beagle teckel chihuahua
         yorkshire pastor galgo podenco
     """),

@@ -307,7 +307,7 @@ LANGUAGE = Language(
         koht$ koha$ arve$ kabinet$ kabineti$ palat$ palati$
     """),
     animals=words("""
-        koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
+        lemmikloom koer koera kutsik kass kassi kiisu kassipoeg küülik hamster papagoi viirpapagoi
         kanaarilind merisiga merisea kilpkonn hobune hobuse poni tuhkur taks$ taksi$ taksile taksiga taksikoer labrador retriiver
         spanjel terjer puudel kolli bigl buldog mops haski lambakoer
     """),

@@ -806,6 +806,12 @@ def _whose_words(lang: str) -> re.Pattern[str] | None:
     return languages.word_starts(own.animals + own.relatives) if own is not None else None
 
 
+@lru_cache(maxsize=64)
+def _animal_words(lang: str) -> re.Pattern[str] | None:
+    own = languages.find(lang)
+    return languages.word_starts(own.animals) if own is not None else None
+
+
 _LABEL_WORDS = 2  # words an attribute named before a copula has at least ("Delivery address is …")
 _MARKED = re.compile(r"\s*[:—–-]\s*$")  # a colon or a dash: the attribute marked as one
 
@@ -841,6 +847,9 @@ def relabelled(new: str, old: str, lang: str) -> bool:
     # Bosch." / "Boiler is serviced every October."), not an attribute and its value.
     if not (marked_a and marked_b) and len(a.words) < _LABEL_WORDS:
         return False
+    animals = _animal_words(lang)
+    if animals and (animals.search(value_a) or animals.search(value_b)):
+        return False  # an animal is someone too: "반려동물: 거북이 …" / "반려동물: 도마뱀 …" are two pets
     x, y = pair(value_a, value_b, lang)
     if not (x.words or x.values) or not (y.words or y.values) or x.values & y.values:
         return False
