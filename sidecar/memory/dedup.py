@@ -145,6 +145,9 @@ class _Lists(NamedTuple):
     synonyms: Mapping[str, str]  # a synonym's stem -> its group's first word's
     channel: re.Pattern[str] | None  # a word naming a way the customer is reached, whole
     address: re.Pattern[str] | None  # a word for a postal address: "address", "адрес", "주소"
+    someone: re.Pattern[str] | None  # a word for an animal or a member of the family
+    animals: re.Pattern[str] | None  # a word for an animal
+    label_end: re.Pattern[str] | None  # where a fact's attribute ends and its value begins (relabelled)
 
 
 # The number itself: not one of a range or a date written in digits ("toa 12.–14. juuliks").
@@ -162,6 +165,15 @@ def _numbered(items: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(after + "|" + before, re.IGNORECASE)
 
 
+def _label_end(own: languages.Language) -> re.Pattern[str]:
+    """Where a fact's attribute ends and its value begins: a colon or a dash between words,
+    or the language's label_ends."""
+    ends = [r"\s*:\s", r"\s[—–-]\s"]
+    ends += [r"\s" + re.escape(languages.as_written(w)) + r"\s" for w in own.label_ends if not w.startswith("-")]
+    ends += [r"(?<=\w)" + re.escape(w[1:]) + r"\s" for w in own.label_ends if w.startswith("-")]
+    return re.compile("|".join(ends), re.IGNORECASE)
+
+
 @lru_cache(maxsize=64)
 def _lists(lang: str) -> _Lists:
     """A language's word lists; a language without a module has English values as written
@@ -169,7 +181,7 @@ def _lists(lang: str) -> _Lists:
     own = languages.find(lang)
     if own is None:
         return _Lists(frozenset(), (), None, (), None, None, None, None, None, None, (),
-                      _VerbalNouns((), (), frozenset()), {}, None, None)
+                      _VerbalNouns((), (), frozenset()), {}, None, None, None, None, None)
     change = languages.word_starts(own.change_cues)
     # Label words with an ending of up to three letters ("llamado", "names"), not by their first
     # letters alone: "perearst" (family doctor) begins like "perekonnanimi" (surname).
@@ -189,7 +201,9 @@ def _lists(lang: str) -> _Lists:
                   # Taken whole ("звон" blanks "звонить"); with no words the pattern would blank every word.
                   re.compile(languages.word_starts(own.channel_words).pattern + r"[\w-]*", re.IGNORECASE)
                   if own.channel_words else None,
-                  languages.word_starts(own.address_words) if own.address_words else None)
+                  languages.word_starts(own.address_words) if own.address_words else None,
+                  languages.word_starts(own.animals + own.relatives), languages.word_starts(own.animals),
+                  _label_end(own))
 
 
 def _synonyms(synonyms: tuple[tuple[str, ...], ...], lang: str, nouns: _VerbalNouns) -> dict[str, str]:
@@ -786,32 +800,6 @@ def decide(new: str, old: str, distance: float, lang: str, bands: Bands) -> str:
     return "new"
 
 
-@lru_cache(maxsize=64)
-def _label_end(lang: str) -> re.Pattern[str] | None:
-    """Where a fact's attribute ends and its value begins: a colon or a dash between words,
-    or the language's label_ends."""
-    own = languages.find(lang)
-    if own is None:
-        return None
-    ends = [r"\s*:\s", r"\s[—–-]\s"]
-    ends += [r"\s" + re.escape(languages.as_written(w)) + r"\s" for w in own.label_ends if not w.startswith("-")]
-    ends += [r"(?<=\w)" + re.escape(w[1:]) + r"\s" for w in own.label_ends if w.startswith("-")]
-    return re.compile("|".join(ends), re.IGNORECASE)
-
-
-@lru_cache(maxsize=64)
-def _whose_words(lang: str) -> re.Pattern[str] | None:
-    """A word for an animal or a member of the family: an attribute of someone."""
-    own = languages.find(lang)
-    return languages.word_starts(own.animals + own.relatives) if own is not None else None
-
-
-@lru_cache(maxsize=64)
-def _animal_words(lang: str) -> re.Pattern[str] | None:
-    own = languages.find(lang)
-    return languages.word_starts(own.animals) if own is not None else None
-
-
 _LABEL_WORDS = 2  # words an attribute named before a copula has at least ("Delivery address is …")
 _MARKED = re.compile(r"\s*[:—–-]\s*$")  # a colon or a dash: the attribute marked as one
 
@@ -820,7 +808,7 @@ def _attribute(text: str, lang: str) -> tuple[str, str, bool] | None:
     """A fact said as an attribute and its value ("Service plan: Gold.", "Delivery address is
     22 Mill Lane.", "배달 주소는 …"), as its two parts, and whether a colon or a dash marks
     the attribute; None for any other."""
-    end = _label_end(lang)
+    end = _lists(lang).label_end
     m = end.search(text) if end else None
     return (text[:m.start()], text[m.end():], bool(_MARKED.match(m.group()))) if m else None
 
@@ -837,8 +825,8 @@ def relabelled(new: str, old: str, lang: str) -> bool:
     if parts[0] is None or parts[1] is None:
         return False
     (label_a, value_a, marked_a), (label_b, value_b, marked_b) = parts
-    whose = _whose_words(lang)
-    if whose and (whose.search(label_a) or whose.search(label_b)):
+    lists = _lists(lang)
+    if lists.someone and (lists.someone.search(label_a) or lists.someone.search(label_b)):
         return False
     a, b = pair(label_a, label_b, lang)
     if not a.words or not _same(a.words, b.words) or a.values != b.values or a.names or b.names:
@@ -847,8 +835,7 @@ def relabelled(new: str, old: str, lang: str) -> bool:
     # Bosch." / "Boiler is serviced every October."), not an attribute and its value.
     if not (marked_a and marked_b) and len(a.words) < _LABEL_WORDS:
         return False
-    animals = _animal_words(lang)
-    if animals and (animals.search(value_a) or animals.search(value_b)):
+    if lists.animals and (lists.animals.search(value_a) or lists.animals.search(value_b)):
         return False  # an animal is someone too: "반려동물: 거북이 …" / "반려동물: 도마뱀 …" are two pets
     x, y = pair(value_a, value_b, lang)
     if not (x.words or x.values) or not (y.words or y.values) or x.values & y.values:

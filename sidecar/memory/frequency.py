@@ -25,13 +25,13 @@ A period said with none of these ("for six weeks", "in three months") is no freq
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping
 
 from .. import lang as languages
 from ..lang.base import MONTH, WEEK, WHOLE, YEAR
+from .values import strip_accents, weekday_of
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 GLUED = "-"  # before an every_after item: the end of the period's own word ("주마다")
@@ -66,14 +66,11 @@ class _Words:
         self.numbers = {self.fold(w): n for w, n in {**own.number_words, **own.counted_number_words}.items()}
         self.counts = _items(own.period_counts, self.fold)
         self.connectors = frozenset(self.fold(w) for w in own.number_connectors)
-        self.weekdays = frozenset(self.fold(w) for w in own.weekdays)
-        self.weekday_stems = tuple(self.fold(stem) for stem, _ in own.weekday_prefixes)
+        self.lang = own.code
 
     def fold(self, word: str) -> str:
         word = word.casefold()
-        if self.fold_accents:
-            word = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-        return word
+        return strip_accents(word) if self.fold_accents else word
 
 
 def _items(mapping: Mapping[str, float], fold) -> tuple[tuple[str, bool, float], ...]:
@@ -116,7 +113,7 @@ class _Token:
         self.connector = folded in words.connectors
         self.unit = _lookup(stem, words.units)
         # A weekday is a week's period after "every" ("every other Friday"), and stays a value.
-        self.weekday = self.unit is None and (folded in words.weekdays or folded.startswith(words.weekday_stems))
+        self.weekday = self.unit is None and weekday_of(text, words.lang) is not None
         self.word = _lookup(folded, words.words)
         self.every = _lookup(folded, words.every) is not None
         self.after = _lookup(folded, words.after) is not None

@@ -125,7 +125,7 @@ _CURRENCY = re.compile(
     r"|(?<=[\d" + _GLUED_SCALES + r"])\s?(?P<after>" + money.words_alternation(_GLUED) + ")")
 
 
-def _strip_accents(w: str) -> str:
+def strip_accents(w: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", w) if not unicodedata.combining(c))
 
 
@@ -159,12 +159,27 @@ class _ValueWords:
         self.comma_decimals = bool(own) and own.decimal_mark == ","
 
     def key(self, lw: str) -> str:
-        return _strip_accents(lw) if self.fold_accents else lw
+        return strip_accents(lw) if self.fold_accents else lw
+
+    def weekday(self, lw: str) -> int | None:
+        """The weekday (Monday = 1) a lower-case word names, in any of its forms."""
+        day = self.weekdays.get(self.key(lw))
+        if day is None:
+            day = next((n for p, n in self.weekday_prefixes if lw.startswith(p)), None)
+        if day is None and self.weekday_in_word:
+            found = self.weekday_in_word.search(lw)
+            day = self.weekdays[found.group()] if found else None
+        return day
 
 
 @lru_cache(maxsize=64)
 def _value_words(lang: str) -> _ValueWords:
     return _ValueWords(lang)
+
+
+def weekday_of(word: str, lang: str) -> int | None:
+    """The weekday (Monday = 1) a word names in `lang`, in any of its forms; None for none."""
+    return _value_words(lang).weekday(word.casefold())
 
 
 # --------------------------------------------------------------------------- values
@@ -348,12 +363,7 @@ class Values:
                     self.numbers.append((w, [frozenset([f"M{month}"])]))
                 self.spans.append((m.start(), m.end()))
                 continue
-            day = own.weekdays.get(own.key(lw))
-            if day is None:
-                day = next((n for p, n in own.weekday_prefixes if lw.startswith(p)), None)
-            if day is None and own.weekday_in_word:
-                found = own.weekday_in_word.search(lw)
-                day = own.weekdays[found.group()] if found else None
+            day = own.weekday(lw)
             if day is not None:
                 self.atoms.add(f"D{day}")
                 if fact:
